@@ -1,0 +1,175 @@
+/**
+ * The validated, defaulted shape of gateway.yaml. Produced by `loadConfig`; never mutated after
+ * it becomes part of a snapshot (reload builds a new one).
+ */
+export type ProviderType = 'compat' | 'vendor_b' | 'vendor_c' | 'vendor_d' | 'custom';
+export type Status = 'active' | 'inactive';
+
+/** Milliseconds. */
+export interface Timeouts {
+  connect: number;
+  first_token: number;
+  idle: number;
+  total: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  name: string;
+  type: ProviderType;
+  status: Status;
+  endpoint: string;
+  /** Upstream credential after `${VAR}` and secret-reference resolution. */
+  api_key?: string;
+  models: string[];
+  quota_limit: number;
+  created_at?: string;
+  timeouts?: Partial<Timeouts>;
+  /** Extra headers sent upstream (custom providers, proxies). */
+  headers?: Record<string, string>;
+  /** vendor_d: the `api-version` query value. */
+  api_version?: string;
+  /** custom: path template appended to endpoint, `{model}` replaced (default `/chat/completions`). */
+  path?: string;
+  /** custom: name of a plugin-registered adapter instead of the compat wire format. */
+  adapter?: string;
+}
+
+/** One upstream serving a model config; several make a weighted pool. */
+export interface ModelDeployment {
+  provider: string;
+  upstream_model?: string;
+  weight?: number;
+}
+
+export interface ModelConfig {
+  id: string;
+  name: string;
+  provider: string;
+  context_length: number;
+  input_price: number;
+  output_price: number;
+  capabilities: string[];
+  status: Status;
+  upstream_model?: string;
+  endpoint?: string;
+  timeouts?: Partial<Timeouts>;
+  created_at?: string;
+  /** Extra deployments for weighted load balancing (the primary `provider` has weight `weight`). */
+  deployments?: ModelDeployment[];
+  weight?: number;
+  /** The upstream accepts an assistant prefix to continue a broken answer. */
+  accepts_prefix?: boolean;
+  max_output_tokens?: number;
+}
+
+export interface GroupConfig {
+  id: string;
+  name: string;
+  description: string;
+  priority: number;
+  quota_limit: number;
+  models: string[];
+  features: string[];
+  created_at?: string;
+}
+
+export interface KeyPermissions {
+  models: string[];
+  /** Requests per minute; 0 = no per-key limit. */
+  rate_limit: number;
+}
+
+export interface KeyConfig {
+  id: string;
+  name: string;
+  /** `sha256:<hex>` of the full key. */
+  key_hash: string;
+  account: string;
+  status: Status;
+  permissions: KeyPermissions;
+  /** Last 4 characters of the key, for masked display. */
+  hint?: string;
+  created_at?: string;
+}
+
+export interface AccountConfig {
+  id: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'member';
+  group?: string;
+  password_hash?: string;
+  created_at?: string;
+}
+
+export interface OAuthClientConfig {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  scopes: string[];
+}
+
+export interface AccountSettings {
+  account: { timezone: string; language: string; currency: string };
+  notifications: {
+    email_usage_alert: boolean;
+    email_low_balance: boolean;
+    email_weekly_report: boolean;
+    balance_threshold: number;
+  };
+  api: { default_model: string | null; default_temperature: number; stream_by_default: boolean };
+  security: { ip_whitelist_enabled: boolean; allowed_ips: string[]; request_logging: boolean };
+}
+
+/** One entry of `pipeline:` after normalisation. */
+export interface PipelineEntry {
+  /** Built-in plugin name, or the name a custom module exports. */
+  name: string;
+  /** Module path (relative to gateway.yaml) or package name of a custom plugin. */
+  module?: string;
+  enabled: boolean;
+  options: Record<string, unknown>;
+}
+
+export interface RoutingConfig {
+  /** Retries on the same target before falling back. */
+  retries: number;
+  backoff_ms: number;
+  backoff_max_ms: number;
+  /** A Retry-After longer than this falls over at once instead of waiting. */
+  max_retry_after_ms: number;
+  breaker: { failure_threshold: number; cooldown_ms: number; max_cooldown_ms: number };
+}
+
+export interface GatewayConfig {
+  server: {
+    host: string;
+    port: number;
+    base_url?: string;
+    /** Request body limit in bytes. */
+    body_limit: number;
+    workers: number;
+    trusted_proxies: string[];
+  };
+  system: { region: string; data_residency: string };
+  api: { rate_limit: number; rate_limit_period: number; max_concurrent_requests: number; queue_timeout_ms: number };
+  limits: { max_context_length: number; default_temperature: number; default_max_tokens: number };
+  features: { streaming: boolean; function_calling: boolean; vision: boolean };
+  timeouts: Timeouts;
+  routing: RoutingConfig;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+  groups: GroupConfig[];
+  keys: KeyConfig[];
+  accounts: AccountConfig[];
+  oauth: { clients: OAuthClientConfig[] };
+  settings: AccountSettings;
+  pipeline: PipelineEntry[];
+  management: { write_back: boolean };
+  logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
+  responses: { ttl_seconds: number };
+  metrics: { enabled: boolean; token?: string };
+  smtp?: { url: string; from: string };
+  sms?: { webhook_url: string };
+}

@@ -1,0 +1,17 @@
+import type { AccountConfig, KeyConfig } from '../config/types.ts';
+
+/** Who is calling, as resolved by the auth step. */
+export interface Principal {
+  /** `master`: GATEWAY_MASTER_KEY; `key`: an API key; `oauth`: an OAuth access token. */
+  kind: 'master' | 'key' | 'oauth';
+  accountId: string;
+  role: 'admin' | 'member';
+  account?: AccountConfig;
+  key?: KeyConfig;
+  /** Group of the account, when it has one. */
+  groupId?: string;
+  /** OAuth scopes; undefined = not scope-limited (master key, API keys). */
+  scopes?: string[];
+}
+
+export const isAdmin = (principal: Principal) => principal.role === 'admin';

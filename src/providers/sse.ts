@@ -1,0 +1,84 @@
+/**
+ * Server-sent events decoding (WHATWG event-stream rules: LF, CR or CRLF line ends, `data:`
+ * lines joined with LF, comments skipped). Incremental, so chunks are never buffered whole.
+ */
+import type { SseEvent } from './types.ts';
+
+export class SseDecoder {
+  private buffer = '';
+  private data: string[] = [];
+  private event: string | undefined;
+
+  /** Feed decoded text; returns the events it completed. */
+  push(text: string): SseEvent[] {
+    this.buffer += text;
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (;;) {
+      const lf = this.buffer.indexOf('\n', start);
+      const cr = this.buffer.indexOf('\r', start);
+      let end: number;
+      let next: number;
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        // A CR at the very end may be the first half of a CRLF still in flight.
+        if (cr === this.buffer.length - 1) break;
+        end = cr;
+        next = this.buffer[cr + 1] === '\n' ? cr + 2 : cr + 1;
+      } else if (lf !== -1) {
+        end = lf;
+        next = lf + 1;
+      } else break;
+      this.line(this.buffer.slice(start, end), events);
+      start = next;
+    }
+    this.buffer = this.buffer.slice(start);
+    return events;
+  }
+
+  /** End of input: a last event without its blank line still counts. */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (this.buffer.length) this.line(this.buffer.replace(/\r$/, ''), events);
+    this.buffer = '';
+    this.line('', events);
+    return events;
+  }
+
+  private line(line: string, events: SseEvent[]) {
+    if (line === '') {
+      if (this.data.length) events.push({ event: this.event, data: this.data.join('\n') });
+      this.data = [];
+      this.event = undefined;
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* ':' comment */) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+  }
+}
+
+/** Decode a whole recorded stream (tests, fixtures). */
+export function parseSseText(text: string): SseEvent[] {
+  const decoder = new SseDecoder();
+  return [...decoder.push(text), ...decoder.end()];
+}
+
+/** Decode a byte stream into events as they arrive. */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const text = new TextDecoder();
+  const decoder = new SseDecoder();
+  for await (const bytes of body) {
+    for (const event of decoder.push(text.decode(bytes, { stream: true }))) yield event;
+  }
+  for (const event of decoder.push(text.decode())) yield event;
+  for (const event of decoder.end()) yield event;
+}
+
+/** Encode one `data:` event (and optional name) for the client. */
+export function encodeSse(data: string, event?: string): string {
+  return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+}

@@ -1,0 +1,74 @@
+/**
+ * The adapter contract: one module per upstream wire format, translating the OpenAI-shaped
+ * chat request to the upstream's HTTP request and the upstream's answers back.
+ */
+import type { ModelConfig, ProviderConfig } from '../config/types.ts';
+import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
+
+/** Where one attempt goes: a provider, the model name sent upstream, and the config behind it. */
+export interface Target {
+  provider: ProviderConfig;
+  /** Model config that resolved this target, when there is one. */
+  model?: ModelConfig;
+  /** The name sent upstream. */
+  upstreamModel: string;
+  /** The identifier as the client wrote it (in `model` or `fallbacks`): echoed in answers. */
+  requestedAs: string;
+}
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An upstream error normalised to the OpenAI error fields. */
+export interface UpstreamErrorInfo {
+  status: number;
+  message: string;
+  type: string;
+  code: string | null;
+  param: string | null;
+}
+
+/** One server-sent event as decoded from the upstream body. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * Turns upstream stream events into OpenAI chunks. Stateful per stream (tool-call indexes,
+ * the message id); `end()` is called when the upstream body ends.
+ */
+export interface StreamTranslator {
+  /** Chunks for one event; an empty array for keep-alives. Throws an UpstreamStreamError for an error event. */
+  push(event: SseEvent): ChatChunk[];
+  /** True once the upstream has sent its own end marker (or a finish that ends the answer). */
+  readonly done: boolean;
+}
+
+export interface ProviderAdapter {
+  /** The provider `type` (or custom adapter name) this adapter serves. */
+  readonly type: string;
+  /** How the upstream frames its stream: SSE everywhere today. */
+  buildRequest(request: ChatRequest, target: Target, options: { stream: boolean }): UpstreamRequest;
+  /** Translate a successful non-stream JSON body. `model` in the result is `target.requestedAs`. */
+  parseResponse(body: unknown, target: Target): ChatCompletion;
+  createStreamTranslator(target: Target, options: { includeUsage: boolean }): StreamTranslator;
+  /** Normalise an upstream error body (text, maybe not JSON) and status. */
+  parseError(status: number, bodyText: string): UpstreamErrorInfo;
+  /** Can this wire format continue a partial assistant answer (prefill)? */
+  readonly supportsPrefix: boolean;
+}
+
+/** Thrown by a translator when the upstream reports an error inside the stream. */
+export class UpstreamStreamError extends Error {
+  constructor(
+    message: string,
+    readonly info: UpstreamErrorInfo,
+  ) {
+    super(message);
+    this.name = 'UpstreamStreamError';
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Shared state behind one small interface: in memory for a single process (the embedded
+ * default), Redis when instances share state. Keys are `gw:<area>:<id>`; implementations add
+ * nothing to them except the optional instance prefix used by tests.
+ */
+
+/** A sliding-window request limit: at most `limit` hits per `windowMs`. */
+export interface RateRule {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A token budget: refuse when `used >= limit`; on admission reserve `reserve` (settled later). */
+export interface QuotaRule {
+  key: string;
+  limit: number;
+  reserve: number;
+}
+
+export interface RateState {
+  key: string;
+  limit: number;
+  remaining: number;
+  /** Milliseconds until a slot frees (0 when not limited). */
+  resetMs: number;
+}
+
+export interface AdmitResult {
+  allowed: boolean;
+  /** One entry per rate rule, in the order given. */
+  rates: RateState[];
+  /** Which rule refused: a rate rule (index into rates) or a quota rule key. */
+  refusedBy?: { kind: 'rate'; index: number } | { kind: 'quota'; key: string; used: number; limit: number };
+}
+
+export interface StateStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  /** `ttlMs` 0 or absent: no expiry. */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /** Atomically add to an integer counter; returns the new value. */
+  incrBy(key: string, delta: number): Promise<number>;
+  /** Read several integer counters at once (missing = 0). */
+  getCounters(keys: string[]): Promise<number[]>;
+  /**
+   * One atomic check of every rate rule and quota: if all pass, record the hit in each window and
+   * reserve each quota's amount; otherwise change nothing. One round trip on Redis.
+   */
+  admit(rates: RateRule[], quotas: QuotaRule[]): Promise<AdmitResult>;
+  /**
+   * Concurrency lease: take a slot of `key` if fewer than `max` are held. A crashed holder's lease
+   * expires after `ttlMs`. Returns a lease id, or null when full.
+   */
+  acquire(key: string, max: number, ttlMs: number): Promise<string | null>;
+  release(key: string, leaseId: string): Promise<void>;
+  publish(channel: string, message: string): Promise<void>;
+  /** Returns an unsubscribe function. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  /** Round-trip latency in ms; throws when unreachable. */
+  ping(): Promise<number>;
+  /** Healthy connection right now (no I/O). */
+  readonly healthy: boolean;
+  close(): Promise<void>;
+}
