@@ -1,0 +1,114 @@
+/**
+ * gateway.yaml -> `GatewayConfig`: YAML parse -> `${ENV}` substitution -> env server defaults ->
+ * schema (defaults filled) -> cross-reference checks -> normalisation. Every failure comes back as
+ * located problems, never as a throw, so a bad hot reload can keep the running snapshot.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { LineCounter, parseDocument, type Scalar } from 'yaml';
+import type { GatewayConfig } from './types.ts';
+import { checkReferences } from './checks.ts';
+import { interpolateDocument, type Env } from './interpolate.ts';
+import { applyEnvDefaults, normalizeConfig } from './normalize.ts';
+import { findNode, formatPath, nodePosition } from './positions.ts';
+import { locateProblems, sortProblems, type ConfigProblem } from './problems.ts';
+import { validateSchema } from './validate.ts';
+
+export type LoadResult =
+  | { ok: true; config: GatewayConfig; file: string }
+  | { ok: false; problems: ConfigProblem[]; file: string };
+
+/**
+ * Reads and validates a config file. `file` in the result (and in each problem) is absolute.
+ * @example
+ * const r = await loadConfigFile('gateway.yaml');
+ * if (!r.ok) for (const p of r.problems) console.error(formatProblem(p));
+ */
+export async function loadConfigFile(file: string, env: Env = process.env): Promise<LoadResult> {
+  const abs = path.resolve(file);
+  let text: string;
+  try {
+    text = await readFile(abs, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    return { ok: false, file: abs, problems: [{ file: abs, line: 1, col: 1, path: '(root)', message: `cannot be read: ${reason}` }] };
+  }
+  return loadConfigText(text, abs, env);
+}
+
+/** Validates config text as if read from `file` (used by tests and the management API's dry runs). */
+export function loadConfigText(text: string, file: string, env: Env = process.env): LoadResult {
+  const abs = path.resolve(file);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: true, merge: true, prettyErrors: true });
+  const fail = (problems: ConfigProblem[]): LoadResult => ({ ok: false, file: abs, problems: sortProblems(problems) });
+
+  if (doc.errors.length) {
+    return fail(
+      doc.errors.map((e) => {
+        const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
+        return { file: abs, line: pos.line, col: pos.col, path: '(yaml)', message: firstLine(e.message) };
+      }),
+    );
+  }
+
+  const interpolation = interpolateDocument(doc, env);
+  if (interpolation.problems.length) {
+    return fail(
+      interpolation.problems.map((p) => ({
+        file: abs,
+        ...nodePosition(p.node, lines),
+        path: pathOfNode(doc, p.node),
+        message: p.message,
+      })),
+    );
+  }
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 }) ?? {};
+  } catch (err) {
+    return fail([{ file: abs, line: 1, col: 1, path: '(yaml)', message: (err as Error).message }]);
+  }
+
+  const envProblems = isObject(data) ? applyEnvDefaults(data, env) : [];
+  const canCoerce = (segments: (string | number)[]) => {
+    const node = findNode(doc, segments);
+    return node !== null && interpolation.plain.has(node as Scalar);
+  };
+  const schemaProblems = [...envProblems, ...validateSchema(data, canCoerce)];
+  if (schemaProblems.length) return fail(locateProblems(schemaProblems, doc, lines, abs));
+
+  const refProblems = checkReferences(data);
+  if (refProblems.length) return fail(locateProblems(refProblems, doc, lines, abs));
+
+  return { ok: true, file: abs, config: normalizeConfig(data as Record<string, unknown>) };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function firstLine(message: string): string {
+  // prettyErrors appends a source excerpt after the first line; the position is given separately.
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+// Interpolation problems know their node, not their path: find it by walking the document.
+function pathOfNode(doc: ReturnType<typeof parseDocument>, target: Scalar): string {
+  const found = doc.contents ? search(doc.contents, []) : null;
+  return found ?? '(root)';
+
+  function search(node: unknown, trail: (string | number)[]): string | null {
+    if (node === target) return formatPath(trail);
+    const items = (node as { items?: unknown[] })?.items;
+    if (!Array.isArray(items)) return null;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as { key?: { value?: unknown }; value?: unknown };
+      const isPair = item && typeof item === 'object' && 'key' in item && 'value' in item;
+      const hit = isPair ? search(item.value, [...trail, String(item.key?.value ?? item.key)]) : search(item, [...trail, i]);
+      if (hit) return hit;
+    }
+    return null;
+  }
+}
