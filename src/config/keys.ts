@@ -1,0 +1,11 @@
+/** API keys are stored as `sha256:<hex>` of the full key; the clear key is never kept. */
+import { createHash } from 'node:crypto';
+
+/**
+ * The `key_hash` of an API key, as written in `keys[].key_hash` and used as the lookup index.
+ * A plain sha256 suffices: keys are long random strings, not guessable passwords.
+ * @example hashApiKey('sk-bf-...') // 'sha256:3f2a...'
+ */
+export function hashApiKey(key: string): string {
+  return `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}
