@@ -1,0 +1,51 @@
+/**
+ * WHERE clauses for the log list and the rollup queries, shared by both stores. Placeholders
+ * differ (`?` in SQLite, `$n` in PostgreSQL), so the caller passes a placeholder maker.
+ */
+import type { LogFilter, RollupFilter } from './types.ts';
+
+export interface WhereClause {
+  sql: string;
+  params: unknown[];
+}
+
+type Placeholder = (index: number) => string;
+
+/** `WHERE …` for the log list (both time bounds inclusive); empty string when unfiltered. */
+export function logWhere(filter: LogFilter, ph: Placeholder): WhereClause {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    parts.push(sql.replace('?', ph(params.length)));
+  };
+  if (filter.start_time !== undefined) add('created_at >= ?', Math.floor(filter.start_time));
+  if (filter.end_time !== undefined) add('created_at <= ?', Math.floor(filter.end_time));
+  if (filter.api_key_id !== undefined) add('api_key_id = ?', filter.api_key_id);
+  if (filter.model !== undefined) add('model = ?', filter.model);
+  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.account_id !== undefined) add('account_id = ?', filter.account_id);
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** `WHERE …` for rollup rows with buckets starting in [fromMs, toMs). */
+export function rollupWhere(fromMs: number, toMs: number, filter: RollupFilter, ph: Placeholder): WhereClause {
+  const params: unknown[] = [Math.floor(fromMs), Math.ceil(toMs)];
+  const parts = [`bucket_ms >= ${ph(1)}`, `bucket_ms < ${ph(2)}`];
+  if (filter.account_id !== undefined) {
+    params.push(filter.account_id);
+    parts.push(`account_id = ${ph(params.length)}`);
+  }
+  if (filter.api_key_id !== undefined) {
+    params.push(filter.api_key_id);
+    parts.push(`api_key_id = ${ph(params.length)}`);
+  }
+  return { sql: `WHERE ${parts.join(' AND ')}`, params };
+}
+
+/** Validated LIMIT/OFFSET for a 1-based page. */
+export function pageWindow(page: number, pageSize: number): { limit: number; offset: number } {
+  const limit = Math.max(1, Math.floor(pageSize) || 1);
+  const p = Math.max(1, Math.floor(page) || 1);
+  return { limit, offset: (p - 1) * limit };
+}

@@ -1,0 +1,77 @@
+/**
+ * SQLite schema, as ordered migrations. Append new entries; never edit an applied one (its
+ * version is recorded in `schema_migrations`).
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const sqliteMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'call_logs and stat_rollup',
+    sql: `
+      CREATE TABLE call_logs (
+        id TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        api_key_id TEXT NOT NULL,
+        api_key_name TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        group_id TEXT,
+        provider_id TEXT,
+        model TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        request_tokens INTEGER NOT NULL,
+        response_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        http_status INTEGER NOT NULL,
+        error_code TEXT,
+        error_message TEXT,
+        latency_ms INTEGER NOT NULL,
+        ttft_ms INTEGER,
+        ip TEXT NOT NULL,
+        user_agent TEXT NOT NULL,
+        stream INTEGER NOT NULL,
+        cache_hit INTEGER NOT NULL,
+        attempts TEXT NOT NULL,
+        input_cost TEXT NOT NULL,
+        output_cost TEXT NOT NULL,
+        input_cost_nano INTEGER NOT NULL,
+        output_cost_nano INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        request TEXT,
+        response TEXT,
+        billed INTEGER NOT NULL
+      );
+      CREATE INDEX call_logs_created ON call_logs (created_at);
+      CREATE INDEX call_logs_key_created ON call_logs (api_key_id, created_at);
+      CREATE INDEX call_logs_model_created ON call_logs (model, created_at);
+      CREATE INDEX call_logs_status_created ON call_logs (status, created_at);
+      CREATE INDEX call_logs_account_created ON call_logs (account_id, created_at);
+
+      -- One row per 15-minute UTC bucket x account x key x model, added to in the same
+      -- transaction as the log rows, so statistics never scan call_logs.
+      CREATE TABLE stat_rollup (
+        bucket_ms INTEGER NOT NULL,
+        account_id TEXT NOT NULL,
+        api_key_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        request_count INTEGER NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        latency_sum INTEGER NOT NULL,
+        input_cost_nano INTEGER NOT NULL,
+        output_cost_nano INTEGER NOT NULL,
+        PRIMARY KEY (bucket_ms, account_id, api_key_id, model)
+      ) WITHOUT ROWID;
+      CREATE INDEX stat_rollup_account ON stat_rollup (account_id, bucket_ms);
+      CREATE INDEX stat_rollup_key ON stat_rollup (api_key_id, bucket_ms);
+    `,
+  },
+];

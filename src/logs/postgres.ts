@@ -1,0 +1,192 @@
+/**
+ * The PostgreSQL log store (`DATABASE_URL`): the same schema as SQLite with exact NUMERIC costs.
+ * A batch is one transaction of multi-row `INSERT … ON CONFLICT (id) DO NOTHING` statements;
+ * each feeds only the rows it really inserted into the rollup UPSERT (a data-modifying CTE),
+ * so a replayed batch never counts twice, even with several gateway instances writing.
+ */
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { postgresMigrations } from './migrations-postgres.ts';
+import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { BUCKET_MS } from './types.ts';
+import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping, RollupRow } from './types.ts';
+
+export interface PostgresLogStoreOptions {
+  connectionString: string;
+  /** Schema for the tables (created if missing); default: the server's search_path. */
+  schema?: string;
+  /** Pool size (default 5). */
+  max?: number;
+  /** Called on errors of idle pooled connections (which would otherwise crash the process). */
+  onError?: (error: Error) => void;
+}
+
+// 30 columns per row: 500 rows stay far below PostgreSQL's 65535 bind parameters.
+const ROWS_PER_STATEMENT = 500;
+const MIGRATION_LOCK = 7_340_211_901;
+const RETURNED = 'created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
+
+/** Connects a pool (lazily) for the PostgreSQL log store. Call `migrate()` before use. */
+export function createPostgresLogStore(options: PostgresLogStoreOptions): LogStore {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 5,
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  pool.on('error', (e) => options.onError?.(e));
+
+  return {
+    kind: 'postgres',
+
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Several instances may start together: one migrates, the others wait and find it done.
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+        const { rows } = await client.query('SELECT version FROM schema_migrations');
+        const applied = new Set(rows.map((r) => Number(r.version)));
+        for (const m of postgresMigrations) {
+          if (applied.has(m.version)) continue;
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+            m.version, m.name, Date.now(),
+          ]);
+        }
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+
+    async insertBatch(records) {
+      if (records.length === 0) return;
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        for (let i = 0; i < records.length; i += ROWS_PER_STATEMENT) {
+          const chunk = records.slice(i, i + ROWS_PER_STATEMENT).map(normalizeRecord);
+          await client.query(insertSql(chunk.length), chunk.flatMap(recordValues));
+        }
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+
+    async list(filter: LogFilter, page: number, pageSize: number) {
+      const where = logWhere(filter, (i) => `$${i}`);
+      const { limit, offset } = pageWindow(page, pageSize);
+      const count = await pool.query(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`, where.params);
+      const total = Number(count.rows[0].n);
+      if (offset >= total) return { items: [], total };
+      const n = where.params.length;
+      const { rows } = await pool.query(
+        `SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
+         ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...where.params, limit, offset],
+      );
+      return { items: rows.map(toListItem), total };
+    },
+
+    async get(id: string) {
+      const { rows } = await pool.query('SELECT * FROM call_logs WHERE id = $1', [id]);
+      return rows[0] ? toDetail(rows[0]) : null;
+    },
+
+    async deleteOlderThan(ms: number) {
+      const res = await pool.query('DELETE FROM call_logs WHERE created_at < $1', [Math.floor(ms)]);
+      return res.rowCount ?? 0;
+    },
+
+    async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
+      const where = rollupWhere(fromMs, toMs, filter, (i) => `$${i}`);
+      const key = groupBy === 'model' ? '0 AS bucket_ms, model' : "bucket_ms, '' AS model";
+      const group = groupBy === 'model' ? 'model' : 'bucket_ms';
+      const { rows } = await pool.query(
+        `SELECT ${key}, SUM(request_count) AS request_count, SUM(prompt_tokens) AS prompt_tokens,
+           SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
+           SUM(latency_sum) AS latency_sum, SUM(input_cost) AS input_cost, SUM(output_cost) AS output_cost
+         FROM stat_rollup ${where.sql} GROUP BY ${group} ORDER BY ${group}`,
+        where.params,
+      );
+      return rows.map(
+        (r): RollupRow => ({
+          bucket_ms: Number(r.bucket_ms),
+          model: String(r.model),
+          request_count: Number(r.request_count),
+          prompt_tokens: Number(r.prompt_tokens),
+          completion_tokens: Number(r.completion_tokens),
+          total_tokens: Number(r.total_tokens),
+          latency_sum: Number(r.latency_sum),
+          input_cost: String(r.input_cost),
+          output_cost: String(r.output_cost),
+        }),
+      );
+    },
+
+    async ping() {
+      const t0 = performance.now();
+      await pool.query('SELECT 1');
+      return performance.now() - t0;
+    },
+
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+function insertSql(rows: number): string {
+  const width = LOG_COLUMNS.length;
+  const values: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    values.push(`(${LOG_COLUMNS.map((_, c) => `$${r * width + c + 1}`).join(', ')})`);
+  }
+  return `WITH ins AS (
+      INSERT INTO call_logs (${LOG_COLUMNS.join(', ')}) VALUES ${values.join(', ')}
+      ON CONFLICT (id) DO NOTHING RETURNING ${RETURNED}
+    )
+    INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count, prompt_tokens,
+      completion_tokens, total_tokens, latency_sum, input_cost, output_cost)
+    SELECT (created_at / ${BUCKET_MS}) * ${BUCKET_MS}, account_id, api_key_id, model, COUNT(*),
+      SUM(request_tokens), SUM(response_tokens), SUM(request_tokens + response_tokens), SUM(latency_ms),
+      SUM(CASE WHEN billed THEN input_cost ELSE 0 END), SUM(CASE WHEN billed THEN output_cost ELSE 0 END)
+    FROM ins GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+    ON CONFLICT (bucket_ms, account_id, api_key_id, model) DO UPDATE SET
+      request_count = stat_rollup.request_count + EXCLUDED.request_count,
+      prompt_tokens = stat_rollup.prompt_tokens + EXCLUDED.prompt_tokens,
+      completion_tokens = stat_rollup.completion_tokens + EXCLUDED.completion_tokens,
+      total_tokens = stat_rollup.total_tokens + EXCLUDED.total_tokens,
+      latency_sum = stat_rollup.latency_sum + EXCLUDED.latency_sum,
+      input_cost = stat_rollup.input_cost + EXCLUDED.input_cost,
+      output_cost = stat_rollup.output_cost + EXCLUDED.output_cost`;
+}
+
+function recordValues(r: LogRecord): unknown[] {
+  return LOG_COLUMNS.map((c) => {
+    const v = r[c];
+    if (c === 'attempts' || c === 'request' || c === 'response') return v == null ? null : jsonText(v);
+    // PostgreSQL text cannot hold NUL; a stray one must not make the batch fail forever.
+    if (typeof v === 'string') return v.includes('\u0000') ? v.replaceAll('\u0000', '') : v;
+    return v;
+  });
+}
+
+/** JSON for a JSONB column, without `\u0000` escapes (JSONB rejects them). */
+function jsonText(v: unknown): string {
+  const text = JSON.stringify(v);
+  return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : text;
+}

@@ -1,0 +1,192 @@
+/**
+ * The bounded in-memory queue between the request path and the log store. `enqueue` never
+ * blocks and never throws; records are written in batches, by size or after `flushIntervalMs`.
+ *
+ * Overload policy (the rows are the billing ledger, so they matter more than bodies):
+ *  1. From `stripBodiesAt` queued records on (default half of `max`), a new record is queued
+ *     without its `request`/`response` bodies: the billing row stays, the memory goes.
+ *  2. Only at `max` is a new record refused: counted in `dropped`, passed to `onDrop`, logged.
+ *     Queued records are never evicted for newer ones: what was accepted gets written.
+ *
+ * Failures: a failed batch stays at the head of the queue and is retried with exponential
+ * backoff. When the batch fails twice while the store still answers `ping()`, the batch itself
+ * is the problem (a record the database refuses), so its records are written one by one and only
+ * the refused ones are dropped; an outage (ping fails too) just keeps waiting.
+ */
+import type { LogRecord, LogStore } from './types.ts';
+
+export type DropReason = 'full' | 'rejected' | 'closed';
+
+export interface LogQueueOptions {
+  /** Records per store write. */
+  batchSize: number;
+  /** Longest wait before a partial batch is written. */
+  flushIntervalMs: number;
+  /** Most records held in memory. */
+  max: number;
+  /** Queue depth from which new records lose their bodies (default `max / 2`). */
+  stripBodiesAt?: number;
+  /** Called for every record that will never be written. */
+  onDrop?: (record: LogRecord, reason: DropReason) => void;
+  /** First retry delay after a failed write (default 200 ms), doubled up to `retryMaxMs`. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Write attempts `close()` makes before giving up on what is left (default 3). */
+  closeAttempts?: number;
+  logger?: { warn(message: string, meta?: Record<string, unknown>): void };
+}
+
+export interface LogQueue {
+  enqueue(record: LogRecord): void;
+  /** Writes everything queued now; rejects (keeping the records) if the store fails. */
+  flush(): Promise<void>;
+  /** Stops the timers and flushes; records still unwritable after the retries are dropped. */
+  close(): Promise<void>;
+  readonly depth: number;
+  readonly dropped: number;
+  /** Records queued without their bodies because the queue was filling up. */
+  readonly stripped: number;
+}
+
+/** Creates a log queue writing into `store` (which the caller still owns and closes). */
+export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQueue {
+  const batchSize = Math.max(1, options.batchSize);
+  const max = Math.max(1, options.max);
+  const stripAt = options.stripBodiesAt ?? Math.floor(max / 2);
+  const retryBase = options.retryBaseMs ?? 200;
+  const retryMax = options.retryMaxMs ?? 30_000;
+  const logger = options.logger ?? { warn: (m: string, meta?: object) => console.warn(m, meta ?? '') };
+  const items: LogRecord[] = [];
+  let dropped = 0;
+  let stripped = 0;
+  let failures = 0;
+  let closed = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  function drop(record: LogRecord, reason: DropReason, error?: unknown): void {
+    dropped++;
+    options.onDrop?.(record, reason);
+    // Logged per record: a lost billing row must leave a trace with its id.
+    logger.warn('log record dropped', { id: record.id, reason, dropped, error: error ? String(error) : undefined });
+  }
+
+  async function writeBatch(batch: LogRecord[]): Promise<void> {
+    try {
+      await store.insertBatch(batch);
+      return;
+    } catch (error) {
+      const storeUp = failures >= 1 && (await store.ping().then(() => true, () => false));
+      if (!storeUp) throw error;
+    }
+    // Second failure with a healthy store: isolate the records the database refuses.
+    for (const record of batch) {
+      try {
+        await store.insertBatch([record]);
+      } catch (error) {
+        drop(record, 'rejected', error);
+      }
+    }
+  }
+
+  async function pump(): Promise<void> {
+    while (items.length > 0) {
+      const batch = items.slice(0, batchSize);
+      await writeBatch(batch);
+      items.splice(0, batch.length);
+      failures = 0;
+    }
+  }
+
+  function run(): Promise<void> {
+    if (!running) {
+      clearTimeout(timer);
+      timer = undefined;
+      running = pump()
+        .catch((error) => {
+          failures++;
+          if (failures === 1 || failures % 10 === 0) {
+            logger.warn('log store write failed; retrying', { failures, depth: items.length, error: String(error) });
+          }
+          if (!closed) scheduleRetry();
+          throw error;
+        })
+        .finally(() => {
+          running = undefined;
+        });
+    }
+    return running;
+  }
+
+  function kick(): void {
+    run().catch(() => {});
+  }
+
+  function scheduleRetry(): void {
+    clearTimeout(retryTimer);
+    const delay = Math.min(retryMax, retryBase * 2 ** Math.min(failures - 1, 20));
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      kick();
+    }, delay);
+    retryTimer.unref?.();
+  }
+
+  function schedule(): void {
+    if (running || retryTimer || closed) return;
+    if (items.length >= batchSize) {
+      kick();
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        kick();
+      }, options.flushIntervalMs);
+      timer.unref?.();
+    }
+  }
+
+  return {
+    enqueue(record) {
+      if (closed) return drop(record, 'closed');
+      if (items.length >= max) return drop(record, 'full');
+      if (items.length >= stripAt && (record.request != null || record.response != null)) {
+        record = { ...record, request: null, response: null };
+        stripped++;
+      }
+      items.push(record);
+      schedule();
+    },
+
+    async flush() {
+      // A run may have started before the newest records arrived; pump loops until empty.
+      while (items.length > 0 || running) await run();
+    },
+
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      clearTimeout(retryTimer);
+      const attempts = options.closeAttempts ?? 3;
+      for (let i = 1; i <= attempts; i++) {
+        try {
+          await this.flush();
+          return;
+        } catch {
+          if (i < attempts) await new Promise((r) => setTimeout(r, Math.min(retryMax, retryBase * 2 ** (i - 1))));
+        }
+      }
+      for (const record of items.splice(0)) drop(record, 'closed');
+    },
+
+    get depth() {
+      return items.length;
+    },
+    get dropped() {
+      return dropped;
+    },
+    get stripped() {
+      return stripped;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The call-log store: one row per inference call (the billing ledger) plus the rollups the
+ * statistics read. Two implementations share this contract: SQLite (embedded default) and
+ * PostgreSQL (`DATABASE_URL`).
+ */
+
+/** One upstream attempt of a call (fallbacks make several). */
+export interface LogAttempt {
+  model: string;
+  provider: string | null;
+  status: number | null;
+  error_code: string | null;
+  latency_ms: number;
+}
+
+/** What the log pipeline step writes per inference call. */
+export interface LogRecord {
+  /** `log_<ulid-ish>` (see `createLogId`); also the request id. Unique: the ledger key. */
+  id: string;
+  /** Milliseconds since the epoch. */
+  created_at: number;
+  api_key_id: string;
+  api_key_name: string;
+  account_id: string;
+  group_id: string | null;
+  provider_id: string | null;
+  /** The model as the client named it (or the fallback that served). */
+  model: string;
+  endpoint: 'chat' | 'responses';
+  request_tokens: number;
+  response_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  status: 'success' | 'error';
+  http_status: number;
+  error_code: string | null;
+  error_message: string | null;
+  latency_ms: number;
+  ttft_ms: number | null;
+  ip: string;
+  user_agent: string;
+  stream: boolean;
+  cache_hit: boolean;
+  attempts: LogAttempt[];
+  /** Exact decimal strings (see `costOf`), computed with the prices in force at call time. */
+  input_cost: string;
+  output_cost: string;
+  currency: string;
+  /** Null when the account's request_logging is off. */
+  request: Record<string, unknown> | null;
+  response: Record<string, unknown> | null;
+  /** Whether the call counts for billing; only billed calls add to cost statistics. */
+  billed: boolean;
+}
+
+/** Filters of the log list (spec 4.5); times in ms, both bounds inclusive. */
+export interface LogFilter {
+  start_time?: number;
+  end_time?: number;
+  api_key_id?: string;
+  model?: string;
+  status?: 'success' | 'error';
+  account_id?: string;
+}
+
+/** A log list item (spec 2.5). */
+export interface LogListItem {
+  id: string;
+  api_key_id: string;
+  api_key_name: string;
+  model: string;
+  request_tokens: number;
+  response_tokens: number;
+  status: 'success' | 'error';
+  latency: number;
+  ip: string;
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+
+/** A single log (spec 2.5 detail record) plus our extras. */
+export interface LogDetail {
+  id: string;
+  api_key_id: string;
+  api_key_name: string;
+  model: string;
+  request: Record<string, unknown> | null;
+  response: Record<string, unknown> | null;
+  status: 'success' | 'error';
+  error_code: string | null;
+  error_message: string | null;
+  latency: number;
+  ip: string;
+  user_agent: string;
+  created_at: string;
+  account_id: string;
+  group_id: string | null;
+  provider: string | null;
+  endpoint: 'chat' | 'responses';
+  http_status: number;
+  request_tokens: number;
+  response_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  attempts: LogAttempt[];
+  stream: boolean;
+  cache_hit: boolean;
+  ttft_ms: number | null;
+  billed: boolean;
+  /** Amounts as JSON numbers (exact decimal strings are in the store). */
+  cost: { input: number; output: number; total: number; currency: string };
+}
+
+/** Which columns a rollup query groups by. */
+export type RollupGrouping = 'bucket' | 'model';
+
+/**
+ * Aggregated rollup rows. Grouped by `bucket`: one row per 15-minute UTC bucket (`model` is
+ * ''); by `model`: one row per model (`bucket_ms` is 0).
+ */
+export interface RollupRow {
+  bucket_ms: number;
+  model: string;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  latency_sum: number;
+  /** Exact decimal strings (billed calls only). */
+  input_cost: string;
+  output_cost: string;
+}
+
+export interface RollupFilter {
+  api_key_id?: string;
+  /** Undefined: all accounts (admin view). */
+  account_id?: string;
+}
+
+/** The width of a rollup bucket: every real UTC offset is a multiple of 15 minutes. */
+export const BUCKET_MS = 15 * 60_000;
+
+export interface LogStore {
+  /** `sqlite` or `postgres`, for the status page. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** Applies pending schema migrations (idempotent; safe with several instances). */
+  migrate(): Promise<void>;
+  /**
+   * Writes records and their rollups in one transaction. Idempotent per id: a record whose id is
+   * already stored is ignored and not counted again (the billing ledger rule).
+   */
+  insertBatch(records: LogRecord[]): Promise<void>;
+  /** Newest first; `page` starts at 1. A page past the end gives no items and the right total. */
+  list(filter: LogFilter, page: number, pageSize: number): Promise<{ items: LogListItem[]; total: number }>;
+  get(id: string): Promise<LogDetail | null>;
+  /** Deletes log rows created before `ms` (rollups stay, so statistics keep their history). */
+  deleteOlderThan(ms: number): Promise<number>;
+  /** Rollup sums over buckets starting in [fromMs, toMs), ordered by bucket or model. */
+  rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping): Promise<RollupRow[]>;
+  /** Round-trip time of a trivial query, in ms; rejects when the database is unreachable. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+/**
+ * Turns statistics query parameters (spec 4.7) into a `StatsQuery`, with 400 `invalid_value`
+ * errors naming the bad parameter. Defaults: the 30 local days ending today, `group_by=day`.
+ */
+import { invalidValue } from '../pipeline/errors.ts';
+import type { GroupBy, StatsQuery } from './query.ts';
+import { isValidDate, isValidTimeZone, localDate } from './time.ts';
+
+const GROUPS: readonly GroupBy[] = ['day', 'month', 'model'];
+const DAY = 86_400_000;
+/** Longest range accepted, in days: keeps one request's day walk bounded. */
+export const MAX_RANGE_DAYS = 3_700;
+
+export interface StatsScope {
+  /** The account's timezone setting (IANA). */
+  timezone: string;
+  /** Undefined for an admin looking at all accounts. */
+  account_id?: string;
+  /** The account's settlement currency (label of the cost result). */
+  currency?: string;
+  /** Injectable clock for the default dates. */
+  now?: number;
+}
+
+/** Validates `start_date`, `end_date`, `group_by`, `api_key_id` against the caller's scope. */
+export function parseStatsQuery(params: URLSearchParams | Record<string, string | undefined>, scope: StatsScope): StatsQuery {
+  const get = (k: string) => (params instanceof URLSearchParams ? params.get(k) ?? undefined : params[k]) || undefined;
+  if (!isValidTimeZone(scope.timezone)) throw invalidValue(`Unknown timezone '${scope.timezone}'.`, 'timezone');
+  const now = scope.now ?? Date.now();
+  const end = get('end_date') ?? localDate(now, scope.timezone);
+  const start = get('start_date') ?? shift(end, -29);
+  for (const [name, value] of [['start_date', start], ['end_date', end]] as const) {
+    if (!isValidDate(value)) throw invalidValue(`${name} must be a date written YYYY-MM-DD.`, name);
+  }
+  if (start > end) throw invalidValue('start_date must not be after end_date.', 'start_date');
+  if ((Date.parse(end) - Date.parse(start)) / DAY + 1 > MAX_RANGE_DAYS) {
+    throw invalidValue(`The date range may span at most ${MAX_RANGE_DAYS} days.`, 'start_date');
+  }
+  const groupBy = get('group_by') ?? 'day';
+  if (!GROUPS.includes(groupBy as GroupBy)) throw invalidValue("group_by must be 'day', 'month' or 'model'.", 'group_by');
+  return {
+    start_date: start,
+    end_date: end,
+    timezone: scope.timezone,
+    group_by: groupBy as GroupBy,
+    api_key_id: get('api_key_id'),
+    account_id: scope.account_id,
+    currency: scope.currency,
+  };
+}
+
+function shift(date: string, days: number): string {
+  return new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
+}
