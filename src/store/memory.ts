@@ -1,0 +1,180 @@
+/**
+ * The embedded default store: everything in this process. Same semantics as the Redis store (the
+ * shared suite in store-suite.ts runs against both), so a single instance needs no Redis at all.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
+import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
+import type { AdmitResult, QuotaRule, RateRule, RateState, StateStore } from './types.ts';
+
+export interface MemoryStoreOptions {
+  /** Clock in ms (default `Date.now`); tests inject a fake one to move time deterministically. */
+  now?: () => number;
+  /** Bound on plain values and on sliding windows each (least recently used go first). */
+  maxEntries?: number;
+}
+
+/**
+ * Creates the in-process store.
+ * @example const store = createMemoryStore(); await store.admit([{ key: 'gw:rl:k1:60000', limit: 60, windowMs: 60_000 }], []);
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore {
+  const now = options.now ?? Date.now;
+  const max = options.maxEntries ?? 100_000;
+  // An injected clock must drive TTLs too; ttlResolution 0 stops lru-cache caching "now" for 1 ms.
+  const clock = options.now ? { perf: { now }, ttlResolution: 0 } : {};
+  const values = new LRUCache<string, string>({ max, ...clock });
+  // Hit times per window key, oldest first. The entry's TTL is its window: once it passes with no
+  // new hit every timestamp in it is stale anyway, so dropping the whole array is exact.
+  const windows = new LRUCache<string, number[]>({ max, ...clock });
+  // Counters (quotas, usage) are never evicted: losing one would silently reset a budget.
+  const counters = new Map<string, number>();
+  const leases = new Map<string, Map<string, number>>();
+  const bus = new EventEmitter().setMaxListeners(0);
+
+  /** A counter's value; like Redis INCRBY it also accepts a plain value holding an integer. */
+  function counterOf(key: string): number {
+    const held = counters.get(key);
+    if (held !== undefined) return held;
+    const raw = values.get(key);
+    if (raw === undefined) return 0;
+    const parsed = Number(raw);
+    if (!Number.isSafeInteger(parsed)) throw new Error(`value of ${key} is not an integer`);
+    return parsed;
+  }
+
+  function add(key: string, delta: number): number {
+    const next = counterOf(key) + delta;
+    values.delete(key);
+    counters.set(key, next);
+    return next;
+  }
+
+  /** The live hits of a window, pruned in place of those at or before `cutoff`. */
+  function liveHits(key: string, cutoff: number): number[] {
+    const hits = windows.get(key);
+    if (!hits) return [];
+    let stale = 0;
+    while (stale < hits.length && hits[stale]! <= cutoff) stale++;
+    if (stale > 0) hits.splice(0, stale);
+    return hits;
+  }
+
+  function firstQuotaRefusal(quotas: readonly QuotaRule[]): AdmitResult['refusedBy'] {
+    for (const rule of quotas) {
+      if (rule.limit <= 0) continue;
+      const used = counterOf(rule.key);
+      if (used >= rule.limit) return { kind: 'quota', key: rule.key, used, limit: rule.limit };
+    }
+    return undefined;
+  }
+
+  function admitNow(rates: readonly RateRule[], quotas: readonly QuotaRule[]): AdmitResult {
+    const t = now();
+    // Same precedence as the Lua script: quotas first, then the first full window.
+    let refusedBy = firstQuotaRefusal(quotas);
+    const hitsPerRule = rates.map((rule, index) => {
+      if (rule.limit <= 0) return [];
+      const hits = liveHits(rule.key, t - rule.windowMs);
+      if (!refusedBy && hits.length >= rule.limit) refusedBy = { kind: 'rate', index };
+      return hits;
+    });
+    const allowed = refusedBy === undefined;
+    const states = rates.map((rule, i): RateState => {
+      if (rule.limit <= 0) return { key: rule.key, limit: rule.limit, remaining: 0, resetMs: 0 };
+      const hits = hitsPerRule[i]!;
+      if (allowed) {
+        hits.push(t);
+        windows.set(rule.key, hits, { ttl: Math.ceil(rule.windowMs) });
+      }
+      const remaining = Math.max(0, rule.limit - hits.length);
+      const resetMs = remaining > 0 ? 0 : Math.max(1, Math.ceil(hits[0]! + rule.windowMs - t));
+      return { key: rule.key, limit: rule.limit, remaining, resetMs };
+    });
+    if (allowed) for (const rule of quotas) if (rule.reserve !== 0) add(rule.key, rule.reserve);
+    return refusedBy ? { allowed, rates: states, refusedBy } : { allowed, rates: states };
+  }
+
+  function acquireNow(key: string, maxHeld: number, ttlMs: number): string | null {
+    const t = now();
+    const held = leases.get(key) ?? new Map<string, number>();
+    for (const [id, expiresAt] of held) if (expiresAt <= t) held.delete(id);
+    if (held.size >= maxHeld) {
+      if (held.size === 0) leases.delete(key);
+      return null;
+    }
+    const id = randomUUID();
+    held.set(id, t + ttlMs);
+    leases.set(key, held);
+    return id;
+  }
+
+  return {
+    kind: 'memory',
+    healthy: true,
+    async get(key) {
+      const raw = values.get(key);
+      if (raw !== undefined) return raw;
+      const counter = counters.get(key);
+      return counter === undefined ? null : String(counter);
+    },
+    async set(key, value, ttlMs) {
+      counters.delete(key);
+      values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
+    },
+    async del(key) {
+      values.delete(key);
+      counters.delete(key);
+      windows.delete(key);
+      leases.delete(key);
+    },
+    async incrBy(key, delta) {
+      assertInteger(delta, 'incrBy delta');
+      return add(key, delta);
+    },
+    async getCounters(keys) {
+      return keys.map((key) => counters.get(key) ?? parseCounter(values.get(key)));
+    },
+    async admit(rates, quotas) {
+      assertRules(rates, quotas);
+      return admitNow(rates, quotas);
+    },
+    async acquire(key, maxHeld, ttlMs) {
+      assertLease(key, maxHeld, ttlMs);
+      return acquireNow(key, maxHeld, ttlMs);
+    },
+    async release(key, leaseId) {
+      const held = leases.get(key);
+      if (held?.delete(leaseId) && held.size === 0) leases.delete(key);
+    },
+    async publish(channel, message) {
+      // Delivered later, as over Redis, so no caller comes to rely on synchronous delivery.
+      queueMicrotask(() => bus.emit(channel, message));
+    },
+    async subscribe(channel, onMessage) {
+      const listener = (message: string) => {
+        // One subscriber's bug must not stop delivery to the others; subscribers log their own.
+        try {
+          onMessage(message);
+        } catch {
+          /* ignored on purpose, see above */
+        }
+      };
+      bus.on(channel, listener);
+      return async () => {
+        bus.off(channel, listener);
+      };
+    },
+    async ping() {
+      return 0;
+    },
+    async close() {
+      values.clear();
+      windows.clear();
+      counters.clear();
+      leases.clear();
+      bus.removeAllListeners();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from './memory.ts';
+import { createRedisStore } from './redis.ts';
+import { createResilientStore } from './resilient.ts';
+import { defineStoreSuite } from './store-suite.ts';
+import type { StateStore } from './types.ts';
+
+// The real local Redis, never skipped: when it is unreachable these tests fail (ping throws).
+const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+// A random prefix per run keeps parallel runs (and other suites) apart; afterAll deletes its keys.
+const prefix = `gwtest:${randomUUID()}:`;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+let admin: Redis;
+beforeAll(async () => {
+  admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  await admin.connect();
+  expect(await admin.ping()).toBe('PONG');
+});
+afterAll(async () => {
+  for await (const keys of admin.scanStream({ match: `${prefix}*`, count: 500 })) {
+    if ((keys as string[]).length > 0) await admin.del(...(keys as string[]));
+  }
+  await admin.quit();
+});
+
+defineStoreSuite('redis', async () => {
+  const store = await createRedisStore(url, { prefix });
+  await store.ping();
+  // Redis judges windows by its own clock, so time can only pass for real.
+  return { store, advance: sleep };
+});
+
+describe('redis store', () => {
+  it('shares one limit between two instances on the same prefix', async () => {
+    const [one, two] = await Promise.all([createRedisStore(url, { prefix }), createRedisStore(url, { prefix })]);
+    try {
+      const rule = { key: `gw:rl:${randomUUID()}`, limit: 10, windowMs: 60_000 };
+      expect((await one.admit([rule], [])).rates[0]!.remaining).toBe(9);
+      expect((await two.admit([rule], [])).rates[0]!.remaining).toBe(8);
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? one : two).admit([rule], [{ key: `gw:quota:${rule.key}`, limit: 0, reserve: 1 }])),
+      );
+      expect(burst.filter((r) => r.allowed)).toHaveLength(8);
+      expect(await one.getCounters([`gw:quota:${rule.key}`])).toEqual([8]);
+      expect(await two.getCounters([`gw:quota:${rule.key}`])).toEqual([8]);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('delivers a message published by one instance to another', async () => {
+    const [one, two] = await Promise.all([createRedisStore(url, { prefix }), createRedisStore(url, { prefix })]);
+    try {
+      const got = new Promise<string>((resolve) => void two.subscribe('gw:bus:reload', resolve));
+      await sleep(50);
+      await one.publish('gw:bus:reload', 'v2');
+      expect(await got).toBe('v2');
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('prefixes every key, so another prefix sees nothing', async () => {
+    const mine = await createRedisStore(url, { prefix });
+    const other = await createRedisStore(url, { prefix: `${prefix}other:` });
+    try {
+      await mine.set('gw:kv:shared-name', 'mine');
+      expect(await admin.get(`${prefix}gw:kv:shared-name`)).toBe('mine');
+      expect(await other.get('gw:kv:shared-name')).toBeNull();
+    } finally {
+      await Promise.all([mine.close(), other.close()]);
+    }
+  });
+
+  it('reconnects by itself after its connection is killed', async () => {
+    const name = `gwtest-${randomUUID()}`;
+    const store = await createRedisStore(url, { prefix, connectionName: name });
+    try {
+      expect(store.healthy).toBe(true);
+      const clients = (await admin.client('LIST')) as string;
+      const line = clients.split('\n').find((l) => l.includes(`name=${name}:commands`));
+      const id = /\bid=(\d+)/.exec(line ?? '')?.[1];
+      expect(id).toBeDefined();
+      await admin.client('KILL', 'ID', id!);
+      const deadline = Date.now() + 5000;
+      while (!store.healthy && Date.now() < deadline) await sleep(20);
+      const rule = { key: `gw:rl:${randomUUID()}`, limit: 1, windowMs: 1000 };
+      expect((await store.admit([rule], [])).allowed).toBe(true);
+      expect(store.healthy).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('resilient store over an unreachable Redis', () => {
+  let down: StateStore;
+  let startedMs: number;
+  beforeAll(async () => {
+    const started = Date.now();
+    // Nothing listens on 6390: startup must still finish quickly.
+    down = await createRedisStore('redis://127.0.0.1:6390', { prefix, connectTimeoutMs: 500 });
+    startedMs = Date.now() - started;
+  });
+  afterAll(async () => {
+    await down.close();
+  });
+
+  it('starts without hanging, unhealthy, and fails calls fast', async () => {
+    expect(startedMs).toBeLessThan(1500);
+    expect(down.healthy).toBe(false);
+    const started = Date.now();
+    await expect(down.get('gw:kv:x')).rejects.toThrow();
+    await expect(down.ping()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('admits on local limits, reports unhealthy and logs the outage once', async () => {
+    const logs: string[] = [];
+    const store = createResilientStore(down, createMemoryStore(), (m) => logs.push(m));
+    const started = Date.now();
+    const rule = { key: 'gw:rl:k1', limit: 2, windowMs: 60_000 };
+    expect((await store.admit([rule], [])).allowed).toBe(true);
+    expect((await store.admit([rule], [])).allowed).toBe(true);
+    expect((await store.admit([rule], [])).refusedBy).toEqual({ kind: 'rate', index: 0 });
+    expect(await store.incrBy('gw:quota:q', 5)).toBe(5);
+    expect(await store.acquire('gw:conc:k1', 1, 1000)).toEqual(expect.any(String));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(store.healthy).toBe(false);
+    expect(store.kind).toBe('redis');
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/unavailable/);
+    await expect(store.ping()).rejects.toThrow();
+  });
+});

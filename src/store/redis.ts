@@ -1,0 +1,216 @@
+/**
+ * The shared store on Redis (ioredis), for several gateway instances behind one load balancer.
+ * Checks that must not race (admit, acquire) are single Lua scripts (see scripts.ts). While Redis
+ * is away the client reconnects on its own and commands fail at once, so callers can fail open
+ * (resilient.ts) instead of queueing requests behind a dead connection.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis, type RedisOptions } from 'ioredis';
+import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
+import { ACQUIRE_LUA, ADMIT_LUA } from './scripts.ts';
+import type { AdmitResult, RateState, StateStore } from './types.ts';
+
+export interface RedisStoreOptions {
+  /** Prepended to every key and channel (tests use a random one so parallel runs never collide). */
+  prefix?: string;
+  /** A command not answered within this many ms fails (default 1000): a hung Redis must not hang requests. */
+  commandTimeoutMs?: number;
+  /** TCP connect timeout, also how long `createRedisStore` waits for the first connection (default 2000). */
+  connectTimeoutMs?: number;
+  /** `CLIENT SETNAME` of the connections (`<name>:commands`, `<name>:subscriber`), to spot them in `CLIENT LIST`. */
+  connectionName?: string;
+  /** Told about connection losses and recoveries (once each). Default: silent. */
+  log?: (message: string) => void;
+}
+
+/** The client once our scripts are defined on it (`defineCommand` adds these methods at runtime). */
+interface ScriptedRedis extends Redis {
+  gwAdmit(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
+  gwAcquire(key: string, max: number, ttlMs: number, leaseId: string): Promise<number>;
+}
+
+type Role = 'commands' | 'subscriber';
+
+function connect(url: string, role: Role, options: RedisStoreOptions): Redis {
+  const log = options.log ?? (() => {});
+  const settings: RedisOptions = {
+    connectTimeout: options.connectTimeoutMs ?? 2000,
+    // Never give up: back off to one attempt every 2 s until Redis is back.
+    retryStrategy: (times) => Math.min(100 * times, 2000),
+    // Commands fail fast while disconnected. Only the subscriber queues, so that a SUBSCRIBE made
+    // during an outage is sent on reconnect (ioredis then resubscribes by itself after each one).
+    enableOfflineQueue: role === 'subscriber',
+    maxRetriesPerRequest: role === 'subscriber' ? null : 1,
+    commandTimeout: role === 'commands' ? (options.commandTimeoutMs ?? 1000) : undefined,
+    connectionName: options.connectionName ? `${options.connectionName}:${role}` : undefined,
+  };
+  const client = new Redis(url, settings);
+  let down = false;
+  // Without an 'error' listener ioredis prints every failed reconnect; report each outage once.
+  client.on('error', (error: Error) => {
+    if (!down && role === 'commands') log(`redis unavailable: ${error.message}`);
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down && role === 'commands') log('redis connection restored');
+    down = false;
+  });
+  return client;
+}
+
+/** Resolves on the first connect, failure or after `ms`: startup must not hang on a dead Redis. */
+function firstConnection(client: Redis, ms: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done).off('error', done).off('end', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once('ready', done).once('error', done).once('end', done);
+  });
+}
+
+async function shutdown(client: Redis): Promise<void> {
+  if (client.status === 'ready') {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      /* fall through to a hard disconnect */
+    }
+  }
+  client.disconnect();
+}
+
+/**
+ * Connects to Redis and returns the store. Resolves even when Redis is unreachable (the store then
+ * reports `healthy: false`, fails its calls fast and keeps reconnecting in the background).
+ * @example const store = await createRedisStore('redis://127.0.0.1:6379', { prefix: 'test:1:' });
+ */
+export async function createRedisStore(url: string, options: RedisStoreOptions = {}): Promise<StateStore> {
+  const prefix = options.prefix ?? '';
+  const k = (key: string) => prefix + key;
+  const client = connect(url, 'commands', options) as ScriptedRedis;
+  const subscriber = connect(url, 'subscriber', options);
+  client.defineCommand('gwAdmit', { lua: ADMIT_LUA });
+  client.defineCommand('gwAcquire', { lua: ACQUIRE_LUA, numberOfKeys: 1 });
+  const wait = options.connectTimeoutMs ?? 2000;
+  await Promise.all([firstConnection(client, wait), firstConnection(subscriber, wait)]);
+
+  // Hit members must be unique across instances: an instance tag plus a per-process sequence.
+  const instance = randomBytes(6).toString('base64url');
+  let sequence = 0;
+  // Local fan-out per prefixed channel: one Redis subscription however many local listeners;
+  // `ready` settles when that subscription is in place, so every subscriber can wait for it.
+  const channels = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
+  subscriber.on('message', (channel: string, message: string) => {
+    for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
+  });
+
+  /** Sends a subscriber command; awaited only when connected, else it is queued for reconnect. */
+  async function subscriberCommand(command: Promise<unknown>): Promise<void> {
+    if (subscriber.status === 'ready') await command;
+    else command.catch(() => {});
+  }
+
+  return {
+    kind: 'redis',
+    get healthy() {
+      return client.status === 'ready';
+    },
+    async get(key) {
+      return client.get(k(key));
+    },
+    async set(key, value, ttlMs) {
+      if (ttlMs && ttlMs > 0) await client.set(k(key), value, 'PX', Math.ceil(ttlMs));
+      else await client.set(k(key), value);
+    },
+    async del(key) {
+      await client.del(k(key));
+    },
+    async incrBy(key, delta) {
+      assertInteger(delta, 'incrBy delta');
+      return client.incrby(k(key), delta);
+    },
+    async getCounters(keys) {
+      if (keys.length === 0) return [];
+      const raw = await client.mget(...keys.map(k));
+      return raw.map(parseCounter);
+    },
+    async admit(rates, quotas): Promise<AdmitResult> {
+      assertRules(rates, quotas);
+      const keys = [...rates.map((r) => k(r.key)), ...quotas.map((q) => k(q.key))];
+      const args = [
+        rates.length,
+        `${instance}.${sequence++}`,
+        ...rates.flatMap((r) => [r.limit, r.windowMs]),
+        ...quotas.flatMap((q) => [q.limit, q.reserve]),
+      ];
+      const [allowed, kind, index, used, , ...pairs] = await client.gwAdmit(keys.length, ...keys, ...args);
+      const states = rates.map(
+        (rule, i): RateState => ({ key: rule.key, limit: rule.limit, remaining: pairs[2 * i]!, resetMs: pairs[2 * i + 1]! }),
+      );
+      if (allowed === 1) return { allowed: true, rates: states };
+      const quota = quotas[index! - 1];
+      const refusedBy: AdmitResult['refusedBy'] =
+        kind === 2 && quota
+          ? { kind: 'quota', key: quota.key, used: used!, limit: quota.limit }
+          : { kind: 'rate', index: index! - 1 };
+      return { allowed: false, rates: states, refusedBy };
+    },
+    async acquire(key, max, ttlMs) {
+      assertLease(key, max, ttlMs);
+      const leaseId = randomUUID();
+      return (await client.gwAcquire(k(key), max, ttlMs, leaseId)) === 1 ? leaseId : null;
+    },
+    async release(key, leaseId) {
+      await client.zrem(k(key), leaseId);
+    },
+    async publish(channel, message) {
+      await client.publish(k(channel), message);
+    },
+    async subscribe(channel, onMessage) {
+      const name = k(channel);
+      // A wrapper per call: the same function subscribed twice is two subscriptions. One
+      // listener's bug must not stop delivery to the others; listeners log their own errors.
+      const listener = (message: string) => {
+        try {
+          onMessage(message);
+        } catch {
+          /* ignored on purpose, see above */
+        }
+      };
+      let entry = channels.get(name);
+      if (!entry) {
+        entry = { listeners: new Set(), ready: subscriberCommand(subscriber.subscribe(name)) };
+        channels.set(name, entry);
+      }
+      const { listeners } = entry;
+      listeners.add(listener);
+      const unsubscribe = async () => {
+        if (!listeners.delete(listener) || listeners.size > 0 || channels.get(name) !== entry) return;
+        channels.delete(name);
+        await subscriberCommand(subscriber.unsubscribe(name));
+      };
+      try {
+        await entry.ready;
+      } catch (error) {
+        await unsubscribe().catch(() => {});
+        throw error;
+      }
+      return unsubscribe;
+    },
+    async ping() {
+      const started = performance.now();
+      await client.ping();
+      return performance.now() - started;
+    },
+    async close() {
+      channels.clear();
+      await Promise.all([shutdown(client), shutdown(subscriber)]);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Lua scripts of the Redis store. Each runs atomically on the server, so a check and its write can
+ * never interleave with another gateway instance (no read-then-write races). Time comes from the
+ * server's `TIME`, never the client clock, so every instance judges windows by the same clock.
+ * Scripts are registered with ioredis `defineCommand` (EVALSHA, falling back to EVAL on NOSCRIPT).
+ */
+
+/**
+ * `now` in integer ms from the Redis server clock, and `stamp`, the exact µs time as a string (Lua
+ * 5.1 prints big numbers with 14 significant digits, too few for µs, hence the concatenation).
+ */
+const kNow = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local stamp = t[1] .. '.' .. t[2]
+`;
+
+/**
+ * `admit`: KEYS = rate window keys (n) then quota keys (m).
+ * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve.
+ * Returns { allowed, refusedKind (0 none, 1 rate, 2 quota), refusedIndex (1-based),
+ *           quotaUsed, quotaLimit, then per rate rule: remaining, resetMs }.
+ *
+ * A window is a ZSET of hits scored by their time in ms; a hit counts while `score > now - window`.
+ * Members are `<s.µs>:<nonce>:<i>` so two hits in the same millisecond stay distinct. A rate rule with
+ * limit <= 0 and a quota with limit <= 0 are unlimited (quota usage is still counted).
+ * Quota refusals take precedence over rate refusals: waiting (Retry-After) would not help them.
+ */
+export const ADMIT_LUA = `${kNow}
+local n = tonumber(ARGV[1])
+local nonce = ARGV[2]
+local m = #KEYS - n
+local kind, index, qUsed, qLimit = 0, 0, 0, 0
+
+for j = 1, m do
+  local at = 2 + 2 * n + 2 * (j - 1)
+  local limit = tonumber(ARGV[at + 1])
+  if limit > 0 and kind == 0 then
+    local used = tonumber(redis.call('GET', KEYS[n + j]) or '0') or 0
+    if used >= limit then kind, index, qUsed, qLimit = 2, j, used, limit end
+  end
+end
+
+local counts = {}
+for i = 1, n do
+  local limit = tonumber(ARGV[1 + 2 * i])
+  local window = tonumber(ARGV[2 + 2 * i])
+  local count = 0
+  if limit > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+    count = redis.call('ZCARD', KEYS[i])
+    if count >= limit and kind == 0 then kind, index = 1, i end
+  end
+  counts[i] = count
+end
+
+local allowed = kind == 0
+local out = { allowed and 1 or 0, kind, index, qUsed, qLimit }
+for i = 1, n do
+  local limit = tonumber(ARGV[1 + 2 * i])
+  local window = tonumber(ARGV[2 + 2 * i])
+  local remaining, reset = 0, 0
+  if limit > 0 then
+    local count = counts[i]
+    if allowed then
+      redis.call('ZADD', KEYS[i], now, stamp .. ':' .. nonce .. ':' .. i)
+      redis.call('PEXPIRE', KEYS[i], math.ceil(window))
+      count = count + 1
+    end
+    remaining = math.max(0, limit - count)
+    if remaining == 0 then
+      local oldest = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+      local first = oldest[2] and tonumber(oldest[2]) or now
+      reset = math.max(1, math.ceil(first + window - now))
+    end
+  end
+  out[#out + 1] = remaining
+  out[#out + 1] = reset
+end
+
+if allowed then
+  for j = 1, m do
+    local reserve = tonumber(ARGV[2 + 2 * n + 2 * j])
+    if reserve ~= 0 then redis.call('INCRBY', KEYS[n + j], reserve) end
+  end
+end
+return out
+`;
+
+/**
+ * `acquire`: KEYS[1] = lease ZSET (lease id scored by expiry in ms). ARGV = max, ttlMs, leaseId.
+ * Drops expired leases (a crashed holder's), then takes a slot if fewer than `max` are held.
+ * Returns 1 when taken, 0 when full. The key lives as long as its longest lease.
+ */
+export const ACQUIRE_LUA = `${kNow}
+local max = tonumber(ARGV[1])
+local ttl = math.ceil(tonumber(ARGV[2]))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= max then return 0 end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+`;
