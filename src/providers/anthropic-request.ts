@@ -47,7 +47,8 @@ function blocks(parts: ContentPart[], param: string): Block[] {
     } else {
       throw unsupportedParam(`Content parts of type '${part.type}' are not supported by this upstream.`, where);
     }
-    if (part.cache_control) block.cache_control = part.cache_control;
+    const cacheControl = (part as { cache_control?: unknown }).cache_control;
+    if (cacheControl) block.cache_control = cacheControl;
     out.push(block);
   });
   return out;

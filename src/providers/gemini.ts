@@ -1,0 +1,34 @@
+/**
+ * The `vendor_c` adapter: generateContent (`{endpoint}/v1beta/models/{model}:generateContent`,
+ * streams via `:streamGenerateContent?alt=sse`). Translation lives in gemini-request.ts,
+ * gemini-response.ts and gemini-error.ts.
+ */
+import type { ProviderAdapter, UpstreamRequest } from './types.ts';
+import { geminiBody } from './gemini-request.ts';
+import { createGeminiTranslator, parseGeminiResponse } from './gemini-response.ts';
+import { parseGeminiError } from './gemini-error.ts';
+import { jsonHeaders, trimSlash } from './shared.ts';
+
+/** `gemini-2.5-flash` → `models/gemini-2.5-flash`; a full resource name (`tunedModels/x`) stays. */
+export const modelResource = (model: string) => (model.includes('/') ? model : `models/${encodeURIComponent(model)}`);
+
+export const geminiAdapter: ProviderAdapter = {
+  type: 'vendor_c',
+  // A trailing assistant message becomes a trailing `model` turn, which the model continues.
+  supportsPrefix: true,
+  buildRequest(request, target, { stream }): UpstreamRequest {
+    const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    return {
+      url: `${trimSlash(target.provider.endpoint)}/v1beta/${modelResource(target.upstreamModel)}:${method}`,
+      headers: jsonHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
+      body: JSON.stringify(geminiBody(request, target)),
+    };
+  },
+  parseResponse: parseGeminiResponse,
+  createStreamTranslator: createGeminiTranslator,
+  parseError: parseGeminiError,
+};
+
+export { geminiBody, splitToolCallId, SIGNATURE_MARK } from './gemini-request.ts';
+export { mapFinishReason, mapUsage } from './gemini-response.ts';
+export type { GeminiErrorInfo } from './gemini-error.ts';
