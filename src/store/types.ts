@@ -4,7 +4,7 @@
  * nothing to them except the optional instance prefix used by tests.
  */
 
-/** A sliding-window request limit: at most `limit` hits per `windowMs`. */
+/** A sliding-window request limit: at most `limit` hits per `windowMs` (`limit` <= 0: unlimited, not recorded). */
 export interface RateRule {
   key: string;
   limit: number;
@@ -30,7 +30,7 @@ export interface AdmitResult {
   allowed: boolean;
   /** One entry per rate rule, in the order given. */
   rates: RateState[];
-  /** Which rule refused: a rate rule (index into rates) or a quota rule key. */
+  /** Which rule refused: a rate rule (index into rates) or a quota rule key. Quotas are reported first. */
   refusedBy?: { kind: 'rate'; index: number } | { kind: 'quota'; key: string; used: number; limit: number };
 }
 
