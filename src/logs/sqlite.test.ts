@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createLogStore } from './index.ts';
+import { describeLogStore } from './store.suite.ts';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'gw-logs-'));
+}
+
+describeLogStore('sqlite', async () => {
+  const dir = tempDir();
+  const store = await createLogStore({ dataDir: dir });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqlite log store setup', () => {
+  it('creates gateway.db in WAL mode and records each migration once', async () => {
+    const dir = tempDir();
+    try {
+      const first = await createLogStore({ dataDir: join(dir, 'nested') });
+      await first.close();
+      const again = await createLogStore({ dataDir: join(dir, 'nested') });
+      await again.close();
+      const file = join(dir, 'nested', 'gateway.db');
+      expect(existsSync(file)).toBe(true);
+      const db = new Database(file, { readonly: true });
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }]);
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
+      expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
+        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
+      ]);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
