@@ -4,6 +4,13 @@
  */
 import type { AccountConfig, GatewayConfig, GroupConfig, KeyConfig, ModelConfig, ProviderConfig } from './config/types.ts';
 import type { StateStore } from './store/types.ts';
+import type { Transport } from './providers/transport.ts';
+import type { ProviderAdapter } from './providers/types.ts';
+
+/** Finds the wire-format adapter for a provider (built-ins plus plugin-registered ones). */
+export interface AdapterLookup {
+  get(provider: ProviderConfig): ProviderAdapter;
+}
 
 /** An immutable view of one loaded gateway.yaml, with lookup indexes built once. */
 export interface Snapshot {
@@ -31,6 +38,8 @@ export interface Runtime {
   /** The current snapshot; capture it once per request. */
   readonly snapshot: Snapshot;
   readonly store: StateStore;
+  readonly transport: Transport;
+  readonly adapters: AdapterLookup;
   readonly version: string;
   readonly startedAt: number;
   readonly lastReload: ReloadStatus | null;

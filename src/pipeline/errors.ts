@@ -82,10 +82,10 @@ export const missingApiKey = () =>
 export const invalidApiKey = () =>
   new GatewayError(401, 'authentication_error', 'Invalid API key.', { code: 'invalid_api_key' });
 
-export const modelNotPermitted = (model: string) =>
+export const modelNotPermitted = (model: string, param = 'model') =>
   new GatewayError(403, 'permission_error', `This key may not use the model '${model}'.`, {
     code: 'model_not_permitted',
-    param: 'model',
+    param,
   });
 export const forbidden = (message: string, code = 'forbidden') =>
   new GatewayError(403, 'permission_error', message, { code });

@@ -1,0 +1,25 @@
+/**
+ * Account-level policy applied at authentication: the account's settings (persisted by the
+ * settings service when present, else the gateway defaults) and its IP allow-list.
+ */
+import type { AccountSettings } from '../config/types.ts';
+import { ipNotAllowed } from '../pipeline/errors.ts';
+import type { Principal } from '../pipeline/principal.ts';
+import type { Runtime, Snapshot } from '../runtime.ts';
+import { ipAllowed } from './ip-match.ts';
+
+/** Per-account settings storage (see the settings service). */
+export interface SettingsReader {
+  get(accountId: string, defaults: AccountSettings): Promise<AccountSettings>;
+}
+
+export function loadSettings(runtime: Runtime, snapshot: Snapshot, principal: Principal): Promise<AccountSettings> | AccountSettings {
+  const reader = runtime.services.settings as SettingsReader | undefined;
+  return reader ? reader.get(principal.accountId, snapshot.config.settings) : snapshot.config.settings;
+}
+
+/** The allow-list binds the account's keys and tokens; the master key is never blocked. */
+export function enforceIpAllowList(principal: Principal, settings: AccountSettings, ip: string) {
+  if (principal.kind === 'master' || !settings.security.ip_whitelist_enabled) return;
+  if (!ipAllowed(ip, settings.security.allowed_ips)) throw ipNotAllowed(ip);
+}

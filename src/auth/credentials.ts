@@ -1,0 +1,49 @@
+/**
+ * Resolve a bearer credential to a principal: the master key, an API key from gateway.yaml
+ * (looked up by its SHA-256, so the clear key is never stored), or an OAuth access token.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { hashApiKey } from '../config/keys.ts';
+import type { Principal } from '../pipeline/principal.ts';
+import type { Runtime, Snapshot } from '../runtime.ts';
+
+/** Resolves OAuth access tokens in-process (registered by the OAuth module when enabled). */
+export interface TokenVerifier {
+  verify(token: string, snapshot: Snapshot): Promise<Principal | null>;
+}
+
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get('authorization');
+  if (!header) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1].trim() : null;
+}
+
+function equalSecret(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return timingSafeEqual(left, right);
+}
+
+export async function resolveCredential(token: string, runtime: Runtime, snapshot: Snapshot): Promise<Principal | null> {
+  if (runtime.masterKey && equalSecret(token, runtime.masterKey)) {
+    return { kind: 'master', accountId: 'admin', role: 'admin', account: snapshot.accounts.get('admin') };
+  }
+  // Map lookup by digest: timing depends only on the hash, never on how much of a key matched.
+  const key = snapshot.keysByHash.get(hashApiKey(token));
+  if (key) {
+    if (key.status !== 'active') return null;
+    const account = snapshot.accounts.get(key.account);
+    if (key.account !== 'admin' && !account) return null;
+    return {
+      kind: 'key',
+      accountId: key.account,
+      role: key.account === 'admin' ? 'admin' : (account?.role ?? 'member'),
+      account,
+      key,
+      groupId: account?.group,
+    };
+  }
+  const verifier = runtime.services.tokens as TokenVerifier | undefined;
+  return verifier ? verifier.verify(token, snapshot) : null;
+}

@@ -1,0 +1,94 @@
+/**
+ * The per-request context every pipeline step sees. Cross-plugin state is in declared fields;
+ * a plugin's private state goes in `locals` under its own name.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AccountSettings } from '../config/types.ts';
+import type { ChatRequest } from '../providers/openai-types.ts';
+import type { Target } from '../providers/types.ts';
+import type { Runtime, Snapshot } from '../runtime.ts';
+import { createOutcome, type Outcome } from './outcome.ts';
+import type { Principal } from './principal.ts';
+
+/** Which inference interface the request came in through (drives rendering). */
+export type Endpoint = 'chat' | 'responses';
+
+export interface StreamTap {
+  /** Each chunk of the response body as it passes (never delays it). */
+  onChunk?(chunk: Uint8Array): void;
+  onEnd?(): void;
+}
+
+export interface GatewayContext {
+  readonly id: string;
+  readonly request: Request;
+  readonly endpoint: Endpoint;
+  /** The snapshot this request started with; a reload never changes it. */
+  readonly snapshot: Snapshot;
+  readonly runtime: Runtime;
+  readonly ip: string;
+  readonly startedAt: number;
+  /** The chat-shaped request (the responses interface is translated to it before the pipeline). */
+  body: ChatRequest;
+  /** The body as the client sent it (for logs). */
+  readonly rawBody: unknown;
+  /** Models the client asked for, primary first (`model` then `fallbacks`). */
+  requestedModels: string[];
+  principal?: Principal;
+  /** The caller's account settings (defaults until auth resolves the account). */
+  settings: AccountSettings;
+  /** Ordered targets chosen by the route step, tried in turn by the upstream step. */
+  targets: Target[];
+  /** Set by the cache step when the request is cacheable. */
+  cacheKey?: string;
+  readonly locals: Map<string, unknown>;
+  readonly outcome: Outcome;
+  /** Headers every answer carries (rate-limit state, request id). */
+  readonly responseHeaders: Headers;
+  readonly taps: StreamTap[];
+  /** Aborted when the client disconnects (or the total deadline passes). */
+  readonly signal: AbortSignal;
+}
+
+export interface ContextInit {
+  request: Request;
+  endpoint: Endpoint;
+  runtime: Runtime;
+  snapshot: Snapshot;
+  ip: string;
+  body: ChatRequest;
+  rawBody: unknown;
+  signal: AbortSignal;
+  id?: string;
+  now?: number;
+}
+
+export function createContext(init: ContextInit): GatewayContext {
+  const id = init.id ?? `req_${randomUUID().replaceAll('-', '')}`;
+  const fallbacks = Array.isArray(init.body.fallbacks) ? (init.body.fallbacks as string[]) : [];
+  const responseHeaders = new Headers({ 'x-request-id': id });
+  return {
+    id,
+    request: init.request,
+    endpoint: init.endpoint,
+    snapshot: init.snapshot,
+    runtime: init.runtime,
+    ip: init.ip,
+    startedAt: init.now ?? Date.now(),
+    body: init.body,
+    rawBody: init.rawBody,
+    requestedModels: init.body.model ? [init.body.model, ...fallbacks] : [...fallbacks],
+    settings: init.snapshot.config.settings,
+    targets: [],
+    locals: new Map(),
+    outcome: createOutcome(),
+    responseHeaders,
+    taps: [],
+    signal: init.signal,
+  };
+}
+
+/** Register a stream observer: the pipeline owns the single body wrapper that calls it. */
+export function tapStream(ctx: GatewayContext, tap: StreamTap) {
+  ctx.taps.push(tap);
+}

@@ -1,0 +1,55 @@
+/**
+ * Resolve a pipeline entry to a plugin definition: a built-in by name, or a custom module
+ * (path relative to gateway.yaml, or a package name) exporting a definition as `default`
+ * or `plugin`. Options are validated against the plugin's own schema, defaults applied.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { PipelineEntry } from '../config/types.ts';
+import { builtinPlugins } from './registry.ts';
+import type { PluginDefinition } from './types.ts';
+
+const ajv = new Ajv2020.default({ allErrors: true, useDefaults: true, strict: false });
+
+export class PluginLoadError extends Error {
+  constructor(entry: PipelineEntry, message: string) {
+    super(`pipeline entry '${entry.module ?? entry.name}': ${message}`);
+    this.name = 'PluginLoadError';
+  }
+}
+
+function isDefinition(value: unknown): value is PluginDefinition {
+  const def = value as PluginDefinition | undefined;
+  return !!def && typeof def.name === 'string' && typeof def.setup === 'function' && typeof def.schema === 'object';
+}
+
+export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string): Promise<PluginDefinition> {
+  if (!entry.module) {
+    const builtin = builtinPlugins.get(entry.name);
+    if (!builtin) throw new PluginLoadError(entry, `unknown built-in plugin; built-ins are ${[...builtinPlugins.keys()].join(', ')}`);
+    return builtin;
+  }
+  const specifier = entry.module.startsWith('.') || isAbsolute(entry.module) ? pathToFileURL(resolve(baseDir, entry.module)).href : entry.module;
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = await import(specifier);
+  } catch (error) {
+    throw new PluginLoadError(entry, `cannot load module: ${(error as Error).message}`);
+  }
+  const def = [loaded.default, loaded.plugin].find(isDefinition);
+  if (!def) throw new PluginLoadError(entry, 'the module exports no plugin definition (default export of definePlugin({...}))');
+  if (def.failure !== 'open' && def.failure !== 'closed') throw new PluginLoadError(entry, "failure must be 'open' or 'closed'");
+  return def;
+}
+
+/** Validate and default an entry's options; throws naming each problem. */
+export function validateOptions(entry: PipelineEntry, def: PluginDefinition): Record<string, unknown> {
+  const options = structuredClone(entry.options ?? {});
+  const validate = ajv.compile(def.schema);
+  if (!validate(options)) {
+    const problems = (validate.errors ?? []).map((e) => `options${e.instancePath.replaceAll('/', '.')} ${e.message}`);
+    throw new PluginLoadError(entry, problems.join('; '));
+  }
+  return options;
+}

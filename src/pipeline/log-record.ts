@@ -1,0 +1,90 @@
+/**
+ * The call record the log step writes for one exchange. Costs use the prices in force when the
+ * call was made (the snapshot the request started with), so later price changes never
+ * rewrite history.
+ */
+import type { GatewayContext } from './context.ts';
+import type { Outcome } from './outcome.ts';
+
+export interface CallRecord {
+  id: string;
+  created_at: number;
+  endpoint: string;
+  api_key_id: string;
+  api_key_name: string;
+  account_id: string;
+  group_id: string | null;
+  provider_id: string | null;
+  model: string;
+  request_tokens: number;
+  response_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  status: 'success' | 'error';
+  http_status: number;
+  error_code: string | null;
+  error_message: string | null;
+  latency_ms: number;
+  ttft_ms: number | null;
+  ip: string;
+  user_agent: string;
+  stream: boolean;
+  cache_hit: boolean;
+  aborted: boolean;
+  attempts: Outcome['attempts'];
+  input_price: number;
+  output_price: number;
+  request: unknown;
+  response: unknown;
+}
+
+/** Where finished calls go (the log queue). */
+export interface LogSink {
+  enqueue(record: CallRecord): void;
+}
+
+export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecord {
+  const principal = ctx.principal!;
+  const served = outcome.served;
+  const model = served ? ctx.snapshot.models.get(served.model) ?? findModel(ctx, served.provider, served.upstreamModel) : undefined;
+  const usage = outcome.usage;
+  const logBodies = ctx.settings.security.request_logging;
+  return {
+    id: ctx.id,
+    created_at: ctx.startedAt,
+    endpoint: ctx.endpoint,
+    api_key_id: principal.key?.id ?? principal.kind,
+    api_key_name: principal.key?.name ?? principal.kind,
+    account_id: principal.accountId,
+    group_id: principal.groupId ?? null,
+    provider_id: served?.provider ?? null,
+    model: served?.model ?? ctx.body.model ?? '',
+    request_tokens: usage?.prompt_tokens ?? 0,
+    response_tokens: usage?.completion_tokens ?? 0,
+    cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    status: outcome.status === 200 && !outcome.error ? 'success' : 'error',
+    http_status: outcome.status,
+    error_code: outcome.error?.code ?? null,
+    error_message: outcome.error?.message ?? null,
+    latency_ms: outcome.durationMs,
+    ttft_ms: outcome.ttfbMs ?? null,
+    ip: ctx.ip,
+    user_agent: ctx.request.headers.get('user-agent') ?? '',
+    stream: outcome.streamed,
+    cache_hit: outcome.cache === 'hit',
+    aborted: outcome.aborted,
+    attempts: outcome.attempts,
+    input_price: model?.input_price ?? 0,
+    output_price: model?.output_price ?? 0,
+    request: logBodies ? ctx.rawBody : null,
+    response: logBodies ? (outcome.response ?? (outcome.text ? { text: outcome.text } : null)) : null,
+  };
+}
+
+function findModel(ctx: GatewayContext, providerId: string, upstreamModel: string) {
+  for (const model of ctx.snapshot.models.values()) {
+    if (model.provider === providerId && (model.upstream_model ?? model.id) === upstreamModel) return model;
+  }
+  return undefined;
+}

@@ -1,0 +1,42 @@
+/**
+ * What happened to one request, filled in as it goes and handed to every `onComplete`.
+ */
+import type { Usage } from '../providers/openai-types.ts';
+
+export interface Attempt {
+  /** The model identifier as the client wrote it. */
+  model: string;
+  provider: string;
+  upstreamModel: string;
+  /** HTTP status of the upstream, or 0 for a connect error / timeout. */
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  /** `resumed` when this attempt continued a stream broken on the previous one. */
+  kind?: 'first' | 'retry' | 'fallback' | 'resumed';
+}
+
+export interface Outcome {
+  status: number;
+  error?: { code: string | null; message: string; type: string };
+  cache: 'hit' | 'miss' | 'off';
+  attempts: Attempt[];
+  /** Target that produced the answer (last successful attempt). */
+  served?: { model: string; provider: string; upstreamModel: string };
+  usage?: Usage;
+  /** Text the client received (stream or not), for usage estimates and logs. */
+  text: string;
+  /** The response body (non-stream) or assembled final message (stream), when known. */
+  response?: unknown;
+  streamed: boolean;
+  /** Client went away before the end. */
+  aborted: boolean;
+  /** A stream the upstream really finished (finish_reason seen). */
+  finished: boolean;
+  ttfbMs?: number;
+  durationMs: number;
+}
+
+export function createOutcome(): Outcome {
+  return { status: 0, cache: 'off', attempts: [], text: '', streamed: false, aborted: false, finished: false, durationMs: 0 };
+}

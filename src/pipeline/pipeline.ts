@@ -1,0 +1,144 @@
+/**
+ * Build the request pipeline from `pipeline:` once per config snapshot and run requests
+ * through it: steps in the configured order, errors rendered in one place, and every
+ * plugin's onComplete called once after the last byte (or abort, or short-circuit).
+ */
+import { dirname } from 'node:path';
+import type { PipelineEntry } from '../config/types.ts';
+import { compose } from './compose.ts';
+import type { GatewayContext } from './context.ts';
+import { errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
+import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
+import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
+
+export interface Pipeline {
+  run(ctx: GatewayContext): Promise<Response>;
+  /** Release every plugin once the requests still using this pipeline have finished. */
+  close(): Promise<void>;
+  readonly names: string[];
+}
+
+interface Loaded {
+  name: string;
+  failure: 'open' | 'closed';
+  instance: PluginInstance;
+}
+
+export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, configFile: string): Promise<Pipeline> {
+  const loaded: Loaded[] = [];
+  try {
+    for (const entry of entries) {
+      if (!entry.enabled) continue;
+      const def = await loadPluginDefinition(entry, dirname(configFile));
+      const options = validateOptions(entry, def);
+      loaded.push({ name: entry.name || def.name, failure: def.failure, instance: await def.setup(options, deps) });
+    }
+  } catch (error) {
+    await Promise.allSettled(loaded.map((p) => p.instance.close?.()));
+    throw error;
+  }
+  const steps = loaded.filter((p) => p.instance.handle).map((p) => guardStep(p, deps));
+  const observers = loaded.filter((p) => p.instance.onComplete).reverse();
+  const composed = compose(steps, async () => {
+    throw internalError(new Error('the pipeline has no terminal step (upstream)'));
+  });
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+
+  async function complete(ctx: GatewayContext) {
+    ctx.outcome.durationMs = Date.now() - ctx.startedAt;
+    for (const observer of observers) {
+      try {
+        await observer.instance.onComplete!(ctx, ctx.outcome);
+      } catch (error) {
+        deps.logger.error(`plugin ${observer.name} onComplete failed`, { error: String(error), request: ctx.id });
+      }
+    }
+    if (--inFlight === 0 && drained) drained();
+  }
+
+  return {
+    names: loaded.map((p) => p.name),
+    async run(ctx) {
+      inFlight++;
+      let response: Response;
+      try {
+        response = await composed(ctx);
+      } catch (thrown) {
+        const error = toGatewayError(thrown);
+        if (error.status >= 500 && !GatewayError.is(thrown)) deps.logger.error('request failed', { error: String(thrown), request: ctx.id });
+        ctx.outcome.error = { code: error.code, message: error.message, type: error.type };
+        response = errorResponse(error);
+        for (const [name, value] of ctx.responseHeaders) if (!response.headers.has(name)) response.headers.set(name, value);
+      }
+      ctx.outcome.status = response.status;
+      if (!response.body || !ctx.outcome.streamed) {
+        ctx.outcome.aborted = ctx.signal.aborted;
+        queueMicrotask(() => void complete(ctx));
+        return response;
+      }
+      return new Response(observeBody(ctx, response.body, () => complete(ctx)), response);
+    },
+    async close() {
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await Promise.allSettled(loaded.map((p) => p.instance.close?.()));
+    },
+  };
+}
+
+/** Fail-open plugins skip themselves on an unexpected throw; policy errors still apply. */
+function guardStep(plugin: Loaded, deps: PluginDeps): Step {
+  const handle = plugin.instance.handle!;
+  if (plugin.failure === 'closed') return handle;
+  return async function failOpen(ctx, next) {
+    let called = false;
+    const guardedNext: Next = () => {
+      called = true;
+      return next();
+    };
+    try {
+      return await handle(ctx, guardedNext);
+    } catch (error) {
+      if (GatewayError.is(error) || called) throw error;
+      deps.logger.warn(`plugin ${plugin.name} failed open`, { error: String(error), request: ctx.id });
+      return next();
+    }
+  };
+}
+
+/** The single body wrapper: feeds taps, then fires completion at the end or on abort. */
+function observeBody(ctx: GatewayContext, body: ReadableStream<Uint8Array>, done: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  const finish = (aborted: boolean) => {
+    if (finished) return;
+    finished = true;
+    ctx.outcome.aborted = aborted;
+    for (const tap of ctx.taps) tap.onEnd?.();
+    void done();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done: end, value } = await reader.read();
+          if (end) {
+            controller.close();
+            finish(false);
+            return;
+          }
+          for (const tap of ctx.taps) tap.onChunk?.(value);
+          controller.enqueue(value);
+        } catch (error) {
+          controller.error(error);
+          finish(true);
+        }
+      },
+      async cancel(reason) {
+        finish(true);
+        await reader.cancel(reason).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

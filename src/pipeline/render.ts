@@ -1,0 +1,96 @@
+/**
+ * Turn the upstream step's result into the client's HTTP answer for each inference interface.
+ * The responses interface registers its own renderer; chat completions is the default.
+ */
+import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
+import type { Endpoint, GatewayContext } from './context.ts';
+import { GatewayError, toGatewayError } from './errors.ts';
+
+export interface Renderer {
+  json(ctx: GatewayContext, completion: ChatCompletion): Response;
+  /** `chunks` throws a GatewayError when the stream breaks after the commit. */
+  stream(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk>, abort: () => void): Response;
+}
+
+const encoder = new TextEncoder();
+const DONE = encoder.encode('data: [DONE]\n\n');
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+function withHeaders(ctx: GatewayContext, init: Record<string, string>): Headers {
+  const headers = new Headers(ctx.responseHeaders);
+  for (const [name, value] of Object.entries(init)) headers.set(name, value);
+  return headers;
+}
+
+/** Pull-based SSE body: a chunk is encoded only when the client can take it (no buffering). */
+export function sseBody<T>(
+  source: AsyncGenerator<T>,
+  encode: (item: T) => Uint8Array | null,
+  finish: (error: GatewayError | null) => Uint8Array | null,
+  abort: () => void,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await source.next();
+        if (next.done) {
+          const tail = finish(null);
+          if (tail) controller.enqueue(tail);
+          controller.close();
+          return;
+        }
+        const bytes = encode(next.value);
+        if (bytes) controller.enqueue(bytes);
+      } catch (error) {
+        const tail = finish(toGatewayError(error));
+        if (tail) controller.enqueue(tail);
+        controller.close();
+      }
+    },
+    async cancel() {
+      abort();
+      await source.return(undefined).catch(() => {});
+    },
+  }, { highWaterMark: 0 });
+}
+
+export const chatRenderer: Renderer = {
+  json(ctx, completion) {
+    return new Response(JSON.stringify(completion), { status: 200, headers: withHeaders(ctx, { 'content-type': 'application/json' }) });
+  },
+  stream(ctx, chunks, abort) {
+    const body = sseBody(
+      chunks,
+      (chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`),
+      (error) => {
+        // Only a stream the upstream really finished looks finished (CONTRACT: Routing).
+        if (!error && ctx.outcome.finished) return DONE;
+        const failure = error ?? streamCutError();
+        ctx.outcome.error = { code: failure.code, message: failure.message, type: failure.type };
+        return encoder.encode(`data: ${JSON.stringify(failure.toJSON())}\n\n`);
+      },
+      abort,
+    );
+    return new Response(body, { status: 200, headers: withHeaders(ctx, SSE_HEADERS) });
+  },
+};
+
+export const streamCutError = () =>
+  new GatewayError(502, 'upstream_error', 'The upstream ended the stream before finishing the answer.', {
+    code: 'stream_interrupted',
+  });
+
+const renderers = new Map<Endpoint, Renderer>([['chat', chatRenderer]]);
+
+export function registerRenderer(endpoint: Endpoint, renderer: Renderer) {
+  renderers.set(endpoint, renderer);
+}
+
+export function rendererFor(endpoint: Endpoint): Renderer {
+  return renderers.get(endpoint) ?? chatRenderer;
+}

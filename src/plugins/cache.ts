@@ -1,0 +1,94 @@
+/**
+ * cache: exact-match response cache, off unless `ttl_seconds` > 0. The key is the SHA-256 of
+ * the endpoint, models and every generation parameter (or the client's `prompt_cache_key`).
+ * Only complete, successful answers are stored; a stream hit is replayed as chunks.
+ */
+import { createHash } from 'node:crypto';
+import type { GatewayContext } from '../pipeline/context.ts';
+import { observeChunks } from '../pipeline/observe-chunks.ts';
+import { rendererFor } from '../pipeline/render.ts';
+import { definePlugin } from '../pipeline/types.ts';
+import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
+import schema from '../../schemas/plugins/cache.schema.json' with { type: 'json' };
+
+interface CacheOptions {
+  ttl_seconds: number;
+  /** Cache streamed answers too (replayed as chunks on a hit). */
+  streams: boolean;
+}
+
+const IGNORED = new Set(['stream', 'stream_options', 'user', 'metadata', 'prompt_cache_key']);
+
+export function cacheKey(ctx: GatewayContext): string {
+  const hash = createHash('sha256').update(ctx.endpoint).update('\0');
+  hash.update(ctx.principal?.accountId ?? '').update('\0');
+  if (typeof ctx.body.prompt_cache_key === 'string') return `gw:cache:${hash.update(ctx.body.prompt_cache_key).digest('hex')}`;
+  const relevant: Record<string, unknown> = {};
+  for (const key of Object.keys(ctx.body).sort()) if (!IGNORED.has(key)) relevant[key] = ctx.body[key];
+  return `gw:cache:${hash.update(JSON.stringify(relevant)).digest('hex')}`;
+}
+
+/** Replay a stored completion as the chunk sequence a stream would have carried. */
+async function* replay(completion: ChatCompletion): AsyncGenerator<ChatChunk> {
+  const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+  for (const choice of completion.choices) {
+    const { content, tool_calls } = choice.message;
+    const delta = { role: 'assistant' as const, content, tool_calls: tool_calls?.map((call, index) => ({ index, ...call })) };
+    yield { ...base, choices: [{ index: choice.index, delta, finish_reason: null }] };
+    yield { ...base, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] };
+  }
+  if (completion.usage) yield { ...base, choices: [], usage: completion.usage };
+}
+
+export default definePlugin<CacheOptions>({
+  name: 'cache',
+  schema,
+  failure: 'open',
+  setup(options, { runtime }) {
+    const ttlMs = options.ttl_seconds * 1000;
+    return {
+      async handle(ctx, next) {
+        if (ttlMs <= 0 || (ctx.body.stream && !options.streams)) return next();
+        ctx.cacheKey = cacheKey(ctx);
+        const stored = await runtime.store.get(ctx.cacheKey);
+        if (!stored) {
+          ctx.outcome.cache = 'miss';
+          return next();
+        }
+        ctx.outcome.cache = 'hit';
+        const completion = JSON.parse(stored) as ChatCompletion;
+        completion.model = ctx.body.model;
+        ctx.outcome.usage = completion.usage;
+        ctx.outcome.response = completion;
+        ctx.responseHeaders.set('x-cache', 'hit');
+        const renderer = rendererFor(ctx.endpoint);
+        if (!ctx.body.stream) {
+          ctx.outcome.finished = true;
+          ctx.outcome.text = completion.choices.map((c) => c.message.content ?? '').join('');
+          return renderer.json(ctx, completion);
+        }
+        ctx.outcome.streamed = true;
+        return renderer.stream(ctx, observeChunks(ctx, replay(completion)), () => {});
+      },
+      async onComplete(ctx, outcome) {
+        if (!ctx.cacheKey || outcome.cache !== 'miss' || outcome.status !== 200 || !outcome.finished || outcome.error || outcome.aborted) return;
+        const completion = outcome.streamed ? assembled(ctx) : (outcome.response as ChatCompletion | undefined);
+        if (completion) await runtime.store.set(ctx.cacheKey, JSON.stringify(completion), ttlMs);
+      },
+    };
+  },
+});
+
+/** A streamed text answer as a completion (tool-call streams are not cached). */
+function assembled(ctx: GatewayContext): ChatCompletion | undefined {
+  const outcome = ctx.outcome;
+  if (!outcome.text) return undefined;
+  return {
+    id: `chatcmpl-${ctx.id}`,
+    object: 'chat.completion',
+    created: Math.floor(ctx.startedAt / 1000),
+    model: ctx.body.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: outcome.text }, finish_reason: 'stop' }],
+    usage: outcome.usage,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * permission: the key's `permissions.models` and its account group's `models` restrict which
+ * models may be called (spec 5.4): a request naming any other model, as primary or fallback,
+ * is 403 `model_not_permitted`. Empty lists allow every model.
+ */
+import { modelAllowed } from '../auth/model-patterns.ts';
+import { modelNotPermitted } from '../pipeline/errors.ts';
+import { definePlugin } from '../pipeline/types.ts';
+import schema from '../../schemas/plugins/permission.schema.json' with { type: 'json' };
+
+export default definePlugin({
+  name: 'permission',
+  schema,
+  failure: 'closed',
+  setup() {
+    return {
+      async handle(ctx, next) {
+        const principal = ctx.principal;
+        if (!principal || principal.kind === 'master') return next();
+        const keyModels = principal.key?.permissions.models ?? [];
+        const group = principal.groupId ? ctx.snapshot.groups.get(principal.groupId) : undefined;
+        const groupModels = group?.models ?? [];
+        ctx.requestedModels.forEach((model, index) => {
+          if (!modelAllowed(model, keyModels) || !modelAllowed(model, groupModels)) {
+            throw modelNotPermitted(model, index === 0 ? 'model' : `fallbacks[${index - 1}]`);
+          }
+        });
+        return next();
+      },
+    };
+  },
+});

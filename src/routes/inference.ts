@@ -1,0 +1,30 @@
+/**
+ * The inference endpoints: read and validate the body once, build the context, and run the
+ * current pipeline. The responses interface translates to the chat shape before the pipeline
+ * (see routes/responses.ts).
+ */
+import { compileBodyValidator } from '../api/validate-body.ts';
+import type { Gateway } from '../gateway.ts';
+import { createContext, type Endpoint } from '../pipeline/context.ts';
+import { missingApiKey } from '../pipeline/errors.ts';
+import type { ChatRequest } from '../providers/openai-types.ts';
+import { readJsonBody } from '../http/read-body.ts';
+import chatSchema from '../../schemas/api/chat-completions.schema.json' with { type: 'json' };
+
+export const validateChatBody = compileBodyValidator<ChatRequest>(chatSchema);
+
+/** Turns a validated client body into the chat-shaped request the pipeline runs on. */
+export type BodyAdapter = (body: unknown) => ChatRequest;
+
+export async function handleInference(gateway: Gateway, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
+  const { snapshot, pipeline } = gateway.current;
+  // Refuse anonymous calls before reading a body we would throw away.
+  if (!request.headers.get('authorization')) throw missingApiKey();
+  const raw = await readJsonBody(request, snapshot.config.server.body_limit);
+  const body = toChat(raw);
+  const ctx = createContext({ request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: request.signal });
+  return pipeline.run(ctx);
+}
+
+// A shallow copy: the pipeline sets top-level defaults, while the log keeps the body as sent.
+export const chatBody: BodyAdapter = (raw) => ({ ...validateChatBody(raw) });

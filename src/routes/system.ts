@@ -1,0 +1,93 @@
+/**
+ * System information (spec 4.8, 2.9): health without auth, with real component checks and
+ * their latencies; status with version, uptime and the last reload; the live configuration.
+ */
+import type { Runtime } from '../runtime.ts';
+import { defineRoutes, json } from './types.ts';
+
+type ComponentStatus = 'operational' | 'degraded' | 'partial_outage' | 'major_outage' | 'maintenance';
+
+/** A component the health check probes: returns its latency in ms, throws when down. */
+export interface HealthProbe {
+  name: 'database' | 'cache' | 'queue';
+  check(): Promise<{ latency: number; status?: ComponentStatus; detail?: Record<string, unknown> }>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function probe(check: () => Promise<{ latency: number; status?: ComponentStatus; detail?: Record<string, unknown> }>) {
+  const started = performance.now();
+  try {
+    const result = await Promise.race([
+      check(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS).unref()),
+    ]);
+    return { status: result.status ?? ('operational' as ComponentStatus), latency: Math.round(result.latency), detail: result.detail };
+  } catch {
+    return { status: 'major_outage' as ComponentStatus, latency: Math.round(performance.now() - started), detail: undefined };
+  }
+}
+
+export async function health(runtime: Runtime) {
+  const probes = (runtime.services.healthProbes as HealthProbe[] | undefined) ?? [];
+  const cacheProbe = async () => {
+    const latency = await runtime.store.ping();
+    return { latency, status: (runtime.store.healthy ? 'operational' : 'degraded') as ComponentStatus };
+  };
+  const byName = new Map(probes.map((p) => [p.name, p]));
+  const [database, cache, queue] = await Promise.all([
+    byName.has('database') ? probe(() => byName.get('database')!.check()) : Promise.resolve({ status: 'operational' as ComponentStatus, latency: 0, detail: { kind: 'none' } }),
+    probe(cacheProbe),
+    byName.has('queue') ? probe(() => byName.get('queue')!.check()) : Promise.resolve({ status: 'operational' as ComponentStatus, latency: 0, detail: undefined }),
+  ]);
+  const components = { api: 'operational' as ComponentStatus, database: database.status, cache: cache.status, queue: queue.status };
+  const worst = Object.values(components).some((s) => s === 'major_outage') ? 'unhealthy' : Object.values(components).some((s) => s !== 'operational') ? 'degraded' : 'healthy';
+  return {
+    status: worst,
+    components,
+    latency: { api: 0, database: database.latency, cache: cache.latency },
+    details: { store: runtime.store.kind, database: database.detail, queue: queue.detail },
+  };
+}
+
+export function systemStatus(runtime: Runtime) {
+  const { system } = runtime.snapshot.config;
+  const degraded = !runtime.store.healthy;
+  return {
+    status: degraded ? 'degraded' : 'operational',
+    version: runtime.version,
+    uptime: Math.floor((Date.now() - runtime.startedAt) / 1000),
+    region: system.region,
+    data_residency: system.data_residency,
+    config_version: runtime.snapshot.version,
+    last_reload: runtime.lastReload,
+  };
+}
+
+export function systemConfig(runtime: Runtime) {
+  const { api, limits, features } = runtime.snapshot.config;
+  return {
+    api: { rate_limit: api.rate_limit, rate_limit_period: api.rate_limit_period, max_concurrent_requests: api.max_concurrent_requests },
+    models: {
+      max_context_length: limits.max_context_length,
+      default_temperature: limits.default_temperature,
+      default_max_tokens: limits.default_max_tokens,
+    },
+    features: { streaming: features.streaming, function_calling: features.function_calling, vision: features.vision },
+  };
+}
+
+export const systemRoutes = defineRoutes([
+  {
+    method: 'GET',
+    path: '/v1/system/health',
+    access: 'public',
+    async handler({ runtime }) {
+      // 200 whenever the process serves (CONTRACT): a lost Redis or database degrades, the
+      // gateway keeps answering, and `status`/`components` say what is wrong.
+      return json(await health(runtime));
+    },
+  },
+  { method: 'GET', path: '/v1/system/status', access: 'key', handler: ({ runtime }) => systemStatus(runtime) },
+  { method: 'GET', path: '/v1/system/config', access: 'key', handler: ({ runtime }) => systemConfig(runtime) },
+]);

@@ -1,0 +1,81 @@
+/**
+ * The failure of one upstream attempt, classified for the fallback loop: may the same target be
+ * retried, may the next target be tried, and what the client sees if it was the last.
+ */
+import { GatewayError } from '../pipeline/errors.ts';
+import type { UpstreamErrorInfo } from '../providers/types.ts';
+
+export class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly info: UpstreamErrorInfo,
+    /** Worth retrying on the same target (transient). */
+    readonly retrySame: boolean,
+    /** Worth trying the next target. */
+    readonly fallOver: boolean,
+    /** Upstream's Retry-After, in ms. */
+    readonly retryAfterMs?: number,
+    readonly timedOut = false,
+  ) {
+    super(message);
+    this.name = 'AttemptError';
+  }
+}
+
+/** Classify an upstream HTTP error answer. */
+export function httpAttemptError(info: UpstreamErrorInfo, retryAfterMs?: number): AttemptError {
+  const { status } = info;
+  if (status === 429 || status >= 500) return new AttemptError(info.message, info, true, true, retryAfterMs);
+  // A wider context window elsewhere may fit: move on, but the same model will refuse again.
+  if (info.code === 'context_length_exceeded') return new AttemptError(info.message, info, false, true);
+  // Bad credentials or an unknown model at this upstream: another target may work.
+  if (status === 401 || status === 403 || status === 404) return new AttemptError(info.message, info, false, true);
+  return new AttemptError(info.message, info, false, false);
+}
+
+export function networkAttemptError(error: unknown, timedOut: boolean, what = 'connect'): AttemptError {
+  const detail = timedOut ? `The upstream did not answer in time (${what}).` : 'The upstream could not be reached.';
+  const info: UpstreamErrorInfo = {
+    status: 0,
+    message: detail,
+    type: 'upstream_error',
+    code: timedOut ? 'upstream_timeout' : 'upstream_unavailable',
+    param: null,
+  };
+  const attempt = new AttemptError(detail, info, true, true, undefined, timedOut);
+  attempt.cause = error;
+  return attempt;
+}
+
+/** What the client sees when the last attempt failed this way (never the upstream's key). */
+export function toClientError(error: AttemptError): GatewayError {
+  const { info } = error;
+  if (info.status === 429) {
+    const seconds = error.retryAfterMs ? Math.ceil(error.retryAfterMs / 1000) : 1;
+    return new GatewayError(429, 'rate_limit_error', info.message, {
+      code: info.code ?? 'rate_limit_exceeded',
+      headers: { 'retry-after': String(seconds) },
+    });
+  }
+  if (info.status >= 400 && info.status < 500 && info.status !== 401 && info.status !== 403) {
+    return new GatewayError(info.status, info.type || 'invalid_request_error', info.message, {
+      code: info.code,
+      param: info.param,
+    });
+  }
+  const reason = info.status ? `upstream answered HTTP ${info.status}` : info.message;
+  return new GatewayError(503, 'upstream_error', `No upstream could serve the request (${reason}).`, {
+    code: 'upstream_unavailable',
+    cause: error,
+  });
+}
+
+/** Parse a Retry-After header (seconds or HTTP date) into ms. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,170 @@
+/**
+ * One attempt at one target: send the translated request and either parse the whole answer or
+ * open the stream far enough to see the first content token (late commit), so that a failure
+ * before it can still fall over invisibly.
+ */
+import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
+import { decodeSse } from '../providers/sse.ts';
+import type { Transport } from '../providers/transport.ts';
+import type { ProviderAdapter, StreamTranslator, Target } from '../providers/types.ts';
+import { UpstreamStreamError } from '../providers/types.ts';
+import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
+import type { Timeouts } from '../config/types.ts';
+
+export interface AttemptInput {
+  request: ChatRequest;
+  target: Target;
+  adapter: ProviderAdapter;
+  transport: Transport;
+  timeouts: Timeouts;
+  /** The client's signal: its abort cancels the upstream call at every stage. */
+  signal: AbortSignal;
+}
+
+/** An opened stream: the chunks read before the commit point, then the rest. */
+export interface OpenStream {
+  head: ChatChunk[];
+  rest: AsyncGenerator<ChatChunk>;
+  translator: StreamTranslator;
+  /** Abort the upstream call (client gone, or the gateway gives up). */
+  abort(): void;
+}
+
+/** Deadline bookkeeping for one attempt: the reason the attempt's controller fired. */
+function deadline(signal: AbortSignal, totalMs: number) {
+  const controller = new AbortController();
+  let reason: 'client' | 'first_token' | 'total' | null = null;
+  const fire = (why: typeof reason) => {
+    if (!controller.signal.aborted) {
+      reason = why;
+      controller.abort();
+    }
+  };
+  const onClient = () => fire('client');
+  if (signal.aborted) fire('client');
+  else signal.addEventListener('abort', onClient, { once: true });
+  const total = setTimeout(() => fire('total'), totalMs);
+  let firstToken: NodeJS.Timeout | undefined;
+  return {
+    signal: controller.signal,
+    get reason() {
+      return reason;
+    },
+    armFirstToken(ms: number) {
+      firstToken = setTimeout(() => fire('first_token'), ms);
+    },
+    clearFirstToken() {
+      clearTimeout(firstToken);
+    },
+    abort: () => fire('client'),
+    dispose() {
+      clearTimeout(total);
+      clearTimeout(firstToken);
+      signal.removeEventListener('abort', onClient);
+    },
+  };
+}
+
+type Deadline = ReturnType<typeof deadline>;
+
+function classify(error: unknown, timer: Deadline): unknown {
+  if (error instanceof AttemptError) return error;
+  if (timer.reason === 'client') return error; // the caller is gone: nothing to classify
+  if (error instanceof UpstreamStreamError) return httpAttemptError({ ...error.info, status: error.info.status || 502 });
+  const code = (error as { code?: string })?.code ?? '';
+  const timedOut =
+    timer.reason === 'first_token' || timer.reason === 'total' || code.includes('TIMEOUT') || code === 'UND_ERR_CONNECT_TIMEOUT';
+  return networkAttemptError(error, timedOut, timer.reason ?? (code.includes('BODY') ? 'idle' : 'connect'));
+}
+
+async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
+  const { adapter, target, timeouts } = input;
+  const built = adapter.buildRequest(input.request, target, { stream });
+  const reply = await input.transport.send({
+    ...built,
+    signal: timer.signal,
+    connectTimeoutMs: timeouts.connect,
+    headersTimeoutMs: timeouts.first_token,
+    idleTimeoutMs: timeouts.idle,
+  });
+  if (reply.status >= 400) {
+    const text = await reply.body.text().catch(() => '');
+    throw httpAttemptError(adapter.parseError(reply.status, text), parseRetryAfter(reply.headers['retry-after']));
+  }
+  return reply;
+}
+
+/** Non-stream attempt: the whole answer, translated. */
+export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
+  const timer = deadline(input.signal, input.timeouts.total);
+  try {
+    timer.armFirstToken(input.timeouts.first_token);
+    const reply = await send(input, false, timer);
+    const body = await reply.body.json();
+    return input.adapter.parseResponse(body, input.target);
+  } catch (error) {
+    throw classify(error, timer);
+  } finally {
+    timer.dispose();
+  }
+}
+
+const hasContent = (chunk: ChatChunk) =>
+  chunk.choices.some(
+    (choice) => choice.finish_reason || choice.delta?.content || choice.delta?.tool_calls?.length || choice.delta?.reasoning_content,
+  );
+
+/** Stream attempt: resolves once the first content token (or the finish) has arrived. */
+export async function openStream(input: AttemptInput): Promise<OpenStream> {
+  const timer = deadline(input.signal, input.timeouts.total);
+  const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
+  timer.armFirstToken(input.timeouts.first_token);
+  let source: AsyncGenerator<ChatChunk>;
+  try {
+    const reply = await send(input, true, timer);
+    source = translate(decodeSse(reply.body), translator);
+  } catch (error) {
+    timer.dispose();
+    throw classify(error, timer);
+  }
+  const head: ChatChunk[] = [];
+  try {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) break;
+      head.push(next.value);
+      if (hasContent(next.value)) break;
+    }
+  } catch (error) {
+    timer.dispose();
+    await source.return(undefined).catch(() => {});
+    throw classify(error, timer);
+  }
+  timer.clearFirstToken();
+  if (!head.some(hasContent) && !translator.done) {
+    timer.dispose();
+    throw networkAttemptError(new Error('stream ended before any content'), false);
+  }
+  async function* rest(): AsyncGenerator<ChatChunk> {
+    try {
+      for (;;) {
+        const next = await source.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } catch (error) {
+      throw classify(error, timer);
+    } finally {
+      timer.dispose();
+      await source.return(undefined).catch(() => {});
+    }
+  }
+  return { head, rest: rest(), translator, abort: timer.abort };
+}
+
+async function* translate(events: AsyncIterable<{ event?: string; data: string }>, translator: StreamTranslator) {
+  for await (const event of events) {
+    for (const chunk of translator.push(event)) yield chunk;
+    if (translator.done) return;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The HTTP shell (h3 v2): inference and management routes, the OpenAI-shaped error boundary,
+ * 404 for unknown paths and 405 for a known path with the wrong method.
+ */
+import { H3, type H3Event } from 'h3';
+import { bearerToken, resolveCredential } from './auth/credentials.ts';
+import type { Gateway } from './gateway.ts';
+import { clientIp } from './http/client-ip.ts';
+import { renderError, safe } from './http/handle.ts';
+import { readJsonBody } from './http/read-body.ts';
+import { forbidden, insufficientScope, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
+import type { Logger } from './pipeline/types.ts';
+import { chatBody, handleInference, type BodyAdapter } from './routes/inference.ts';
+import { systemRoutes } from './routes/system.ts';
+import type { ApiContext, RouteDef } from './routes/types.ts';
+import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
+
+export interface ServerOptions {
+  /** Extra management routes (keys, admin resources, logs, statistics, settings...). */
+  routes?: RouteDef[];
+  /** Extra inference endpoints (e.g. the responses interface). */
+  inference?: Array<{ path: string; endpoint: 'chat' | 'responses'; toChat: BodyAdapter }>;
+  /** Mount raw handlers (OAuth) before the fallbacks. */
+  mount?: (app: H3) => void;
+}
+
+function peerIp(event: H3Event, gateway: Gateway): string {
+  const req = event.req as Request & { ip?: string };
+  return clientIp(req.ip ?? '', req.headers.get('x-forwarded-for'), gateway.current.snapshot.config.server.trusted_proxies);
+}
+
+/** Compile an h3 path pattern to a regex, for the 405 check. */
+const patternOf = (path: string) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+').replace(/\*\*$/, '.*')}/?$`);
+
+export function createServerApp(gateway: Gateway, logger: Logger, options: ServerOptions = {}): H3 {
+  const app = new H3();
+  const known: Array<{ pattern: RegExp; method: string }> = [];
+  const inference = [{ path: '/api/v1/chat/completions', endpoint: 'chat' as const, toChat: chatBody }, ...(options.inference ?? [])];
+
+  for (const route of inference) {
+    known.push({ pattern: patternOf(route.path), method: 'POST' });
+    app.post(
+      route.path,
+      safe(logger, (event: H3Event) => handleInference(gateway, event.req, peerIp(event, gateway), route.endpoint, route.toChat)),
+    );
+  }
+
+  for (const route of [...systemRoutes, ...(options.routes ?? [])]) {
+    known.push({ pattern: patternOf(route.path), method: route.method });
+    app.on(route.method, route.path, safe(logger, (event: H3Event) => runRoute(gateway, route, event)));
+  }
+
+  options.mount?.(app);
+
+  app.all(
+    '/**',
+    safe(logger, (event: H3Event) => {
+      const { pathname } = new URL(event.req.url);
+      const allowed = known.filter((k) => k.pattern.test(pathname)).map((k) => k.method);
+      if (allowed.length) throw methodNotAllowed(event.req.method, pathname, [...new Set(allowed)]);
+      throw routeNotFound(event.req.method, pathname);
+    }),
+  );
+  return app;
+
+  async function runRoute(gw: Gateway, route: RouteDef, event: H3Event): Promise<Response> {
+    const request = event.req;
+    const runtime = gw.runtime;
+    const snapshot = gw.current.snapshot;
+    const ip = peerIp(event, gw);
+    let principal: ApiContext['principal'] = { kind: 'master', accountId: 'anonymous', role: 'member' };
+    if (route.access !== 'public') {
+      const token = bearerToken(request);
+      if (!token) throw missingApiKey();
+      const resolved = await resolveCredential(token, runtime, snapshot);
+      if (!resolved) throw invalidApiKey();
+      principal = resolved;
+      enforceIpAllowList(principal, await loadSettings(runtime, snapshot, principal), ip);
+      if (route.access === 'admin' && principal.role !== 'admin') throw forbidden('This endpoint needs an admin account.', 'admin_required');
+      if (route.scope && principal.scopes && !principal.scopes.includes(route.scope)) throw insufficientScope(route.scope);
+    }
+    const url = new URL(request.url);
+    const hasBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+    const body = hasBody && request.headers.get('content-length') !== '0' && request.body
+      ? await readJsonBody(request, snapshot.config.server.body_limit)
+      : undefined;
+    const result = await route.handler({
+      request,
+      params: (event.context.params ?? {}) as Record<string, string>,
+      query: url.searchParams,
+      principal,
+      body,
+      runtime,
+      ip,
+    });
+    if (result instanceof Response) return result;
+    return new Response(JSON.stringify(result), { status: route.status ?? 200, headers: { 'content-type': 'application/json' } });
+  }
+}
+
+export { renderError };

@@ -1,0 +1,52 @@
+/**
+ * e2e helpers: start the real gateway in-process on a free port against a config fixture,
+ * with the mock upstream's address in the environment.
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import OpenAI from 'openai';
+import { createLogger } from '../src/logger.ts';
+import { startGateway, type Started } from '../src/start.ts';
+import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
+
+export const DEMO_KEY = 'sk-bf-test-user-0000000000000000000000000000';
+export const MASTER_KEY = 'sk-bf-master-test-key';
+
+export interface TestGateway extends Started {
+  dir: string;
+  configFile: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Copy `test/fixtures/<fixture>` into a temp dir (so tests may edit it) and start a gateway on it.
+ * `env` adds to the environment (`MOCK_URL` is commonly the mock's `/v1` base).
+ */
+export async function startTestGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean } = {}): Promise<TestGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
+  const configFile = join(dir, 'gateway.yaml');
+  await cp(resolve('test/fixtures', fixture), configFile);
+  const started = await startGateway({
+    logger: createLogger((process.env.TEST_LOG_LEVEL as 'info') ?? 'silent'),
+    env: { GATEWAY_CONFIG: configFile, PORT: '0', HOST: '127.0.0.1', GATEWAY_MASTER_KEY: MASTER_KEY, GATEWAY_DATA_DIR: join(dir, 'data'), ...env },
+    watch: options.watch ?? false,
+  });
+  if (!started) throw new Error('gateway did not start');
+  return {
+    ...started,
+    dir,
+    configFile,
+    async close() {
+      await started.server.close(true);
+      await started.gateway.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function client(gateway: { url: string }, apiKey = DEMO_KEY, options: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) {
+  return new OpenAI({ apiKey, baseURL: `${gateway.url}/api/v1`, maxRetries: 0, ...options });
+}
+
+export { startMockUpstream, type MockUpstream };

@@ -1,0 +1,34 @@
+/**
+ * How the mock upstream answers: set per model by tests, or chosen by the model name for
+ * manual use (`fail-503`, `slow-200`: 200 ms between chunks, `stall`, `cut`).
+ */
+export interface Behavior {
+  /** Answer this HTTP status with an OpenAI-style error body. */
+  status?: number;
+  errorBody?: unknown;
+  retryAfter?: string;
+  /** Wait before sending headers. */
+  delayMs?: number;
+  /** Wait between stream chunks. */
+  chunkDelayMs?: number;
+  /** Destroy the connection after this many content chunks. */
+  cutAfterChunks?: number;
+  /** Stop sending (keep the connection open) after this many content chunks. */
+  stallAfterChunks?: number;
+  /** End the stream after the finish chunk without `data: [DONE]`. */
+  omitDone?: boolean;
+  /** The answer text (default: echo of the last user message). */
+  reply?: string;
+  /** Only the next N requests behave like this, then the default applies again. */
+  times?: number;
+}
+
+export function behaviorFromModel(model: string): Behavior {
+  const fail = /^fail-(\d{3})$/.exec(model);
+  if (fail) return { status: Number(fail[1]) };
+  const slow = /^slow-(\d+)$/.exec(model);
+  if (slow) return { chunkDelayMs: Number(slow[1]) };
+  if (model === 'stall') return { stallAfterChunks: 1 };
+  if (model === 'cut') return { cutAfterChunks: 2 };
+  return {};
+}
