@@ -28,10 +28,9 @@ export function parseStatsQuery(params: URLSearchParams | Record<string, string 
   if (!isValidTimeZone(scope.timezone)) throw invalidValue(`Unknown timezone '${scope.timezone}'.`, 'timezone');
   const now = scope.now ?? Date.now();
   const end = get('end_date') ?? localDate(now, scope.timezone);
+  if (!isValidDate(end)) throw invalidValue('end_date must be a date written YYYY-MM-DD.', 'end_date');
   const start = get('start_date') ?? shift(end, -29);
-  for (const [name, value] of [['start_date', start], ['end_date', end]] as const) {
-    if (!isValidDate(value)) throw invalidValue(`${name} must be a date written YYYY-MM-DD.`, name);
-  }
+  if (!isValidDate(start)) throw invalidValue('start_date must be a date written YYYY-MM-DD.', 'start_date');
   if (start > end) throw invalidValue('start_date must not be after end_date.', 'start_date');
   if ((Date.parse(end) - Date.parse(start)) / DAY + 1 > MAX_RANGE_DAYS) {
     throw invalidValue(`The date range may span at most ${MAX_RANGE_DAYS} days.`, 'start_date');
