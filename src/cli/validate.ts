@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfigFile } from '../config/load.ts';
 import { formatProblem } from '../config/problems.ts';
 
-const file = process.argv[2] ?? process.env.GATEWAY_CONFIG ?? 'gateway.yaml';
+const file = process.argv[2] || process.env.GATEWAY_CONFIG || 'gateway.yaml';
 const result = await loadConfigFile(file);
 if (result.ok) {
   console.log(`ok: ${path.relative(process.cwd(), result.file) || result.file}`);
