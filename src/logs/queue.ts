@@ -90,8 +90,9 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     }
   }
 
-  async function pump(): Promise<void> {
-    while (items.length > 0) {
+  /** Writes full batches; with `all`, the partial last one too (timer, flush, close). */
+  async function pump(all: boolean): Promise<void> {
+    while (items.length >= batchSize || (all && items.length > 0)) {
       const batch = items.slice(0, batchSize);
       await writeBatch(batch);
       items.splice(0, batch.length);
@@ -99,11 +100,13 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     }
   }
 
-  function run(): Promise<void> {
+  function run(all: boolean): Promise<void> {
     if (!running) {
-      clearTimeout(timer);
-      timer = undefined;
-      running = pump()
+      if (all) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
+      running = pump(all)
         .catch((error) => {
           failures++;
           if (failures === 1 || failures % 10 === 0) {
@@ -114,13 +117,15 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
         })
         .finally(() => {
           running = undefined;
+          // A partial batch left behind (or records that came during the write) waits its turn.
+          if (items.length > 0) schedule();
         });
     }
     return running;
   }
 
-  function kick(): void {
-    run().catch(() => {});
+  function kick(all: boolean): void {
+    run(all).catch(() => {});
   }
 
   function scheduleRetry(): void {
@@ -128,7 +133,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     const delay = Math.min(retryMax, retryBase * 2 ** Math.min(failures - 1, 20));
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
-      kick();
+      kick(true);
     }, delay);
     retryTimer.unref?.();
   }
@@ -136,11 +141,11 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
   function schedule(): void {
     if (running || retryTimer || closed) return;
     if (items.length >= batchSize) {
-      kick();
+      kick(false);
     } else if (!timer) {
       timer = setTimeout(() => {
         timer = undefined;
-        kick();
+        kick(true);
       }, options.flushIntervalMs);
       timer.unref?.();
     }
@@ -160,7 +165,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
 
     async flush() {
       // A run may have started before the newest records arrived; pump loops until empty.
-      while (items.length > 0 || running) await run();
+      while (items.length > 0 || running) await run(true);
     },
 
     async close() {
