@@ -14,6 +14,10 @@ import { findNode, formatPath, nodePosition } from './positions.ts';
 import { locateProblems, sortProblems, type ConfigProblem } from './problems.ts';
 import { validateSchema } from './validate.ts';
 
+// Re-exported so callers need one import for load + report.
+export { formatProblem, type ConfigProblem } from './problems.ts';
+
+/** Outcome of a load: the config, or every problem found (never both, never a throw). */
 export type LoadResult =
   | { ok: true; config: GatewayConfig; file: string }
   | { ok: false; problems: ConfigProblem[]; file: string };
