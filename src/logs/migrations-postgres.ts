@@ -59,7 +59,7 @@ export const postgresMigrations: Migration[] = [
         latency_sum BIGINT NOT NULL,
         input_cost NUMERIC NOT NULL,
         output_cost NUMERIC NOT NULL,
-        PRIMARY KEY (bucket_ms, account_id, api_key_id, model)
+        PRIMARY KEY (bucket_ms, model, account_id, api_key_id)
       );
       CREATE INDEX stat_rollup_account ON stat_rollup (account_id, bucket_ms);
       CREATE INDEX stat_rollup_key ON stat_rollup (api_key_id, bucket_ms);

@@ -54,8 +54,9 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX call_logs_status_created ON call_logs (status, created_at);
       CREATE INDEX call_logs_account_created ON call_logs (account_id, created_at);
 
-      -- One row per 15-minute UTC bucket x account x key x model, added to in the same
-      -- transaction as the log rows, so statistics never scan call_logs.
+      -- One row per 15-minute UTC bucket x model x account x key, added to in the same
+      -- transaction as the log rows, so statistics never scan call_logs. Key order lets
+      -- GROUP BY bucket_ms[, model] stream over the primary key without sorting.
       CREATE TABLE stat_rollup (
         bucket_ms INTEGER NOT NULL,
         account_id TEXT NOT NULL,
@@ -68,7 +69,7 @@ export const sqliteMigrations: Migration[] = [
         latency_sum INTEGER NOT NULL,
         input_cost_nano INTEGER NOT NULL,
         output_cost_nano INTEGER NOT NULL,
-        PRIMARY KEY (bucket_ms, account_id, api_key_id, model)
+        PRIMARY KEY (bucket_ms, model, account_id, api_key_id)
       ) WITHOUT ROWID;
       CREATE INDEX stat_rollup_account ON stat_rollup (account_id, bucket_ms);
       CREATE INDEX stat_rollup_key ON stat_rollup (api_key_id, bucket_ms);

@@ -114,13 +114,19 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
     async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
       const where = rollupWhere(fromMs, toMs, filter, () => '?');
-      const key = groupBy === 'model' ? '0 AS bucket_ms, model' : "bucket_ms, '' AS model";
-      const group = groupBy === 'model' ? 'model' : 'bucket_ms';
-      const stmt = db.prepare(`SELECT ${key}, SUM(request_count) AS request_count,
-          SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-          SUM(total_tokens) AS total_tokens, SUM(latency_sum) AS latency_sum,
-          SUM(input_cost_nano) AS input_cost_nano, SUM(output_cost_nano) AS output_cost_nano
-        FROM stat_rollup ${where.sql} GROUP BY ${group} ORDER BY ${group}`);
+      const sums = `SUM(request_count) AS request_count, SUM(prompt_tokens) AS prompt_tokens,
+          SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
+          SUM(latency_sum) AS latency_sum, SUM(input_cost_nano) AS input_cost_nano,
+          SUM(output_cost_nano) AS output_cost_nano`;
+      const perBucket = `SELECT bucket_ms, '' AS model, ${sums} FROM stat_rollup ${where.sql}
+          GROUP BY bucket_ms ORDER BY bucket_ms`;
+      // Per model: first sum per (bucket, model), which streams in primary-key order, then
+      // fold the few remaining rows; a direct GROUP BY model would sort every rollup row.
+      const perModel = `SELECT 0 AS bucket_ms, model, ${sums} FROM (
+          SELECT bucket_ms, model, ${sums}
+          FROM stat_rollup ${where.sql} GROUP BY bucket_ms, model)
+        GROUP BY model ORDER BY model`;
+      const stmt = db.prepare(groupBy === 'model' ? perModel : perBucket);
       // BigInt results: nano sums pass 2^53 after about nine million yuan.
       const rows = stmt.safeIntegers(true).all(...where.params) as Record<string, bigint | string>[];
       return rows.map(
