@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createLogStore } from './index.ts';
 import { describeLogStore } from './store.suite.ts';
+import { makeRecord } from './test-records.ts';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gw-logs-'));
@@ -41,6 +42,22 @@ describe('sqlite log store setup', () => {
       ]);
       db.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('deletes old rows in several chunks and counts them all', async () => {
+    const dir = tempDir();
+    const store = await createLogStore({ dataDir: dir });
+    try {
+      const base = Date.parse('2024-01-01T00:00:00Z');
+      const records = Array.from({ length: 12_001 }, (_, i) => makeRecord({ id: `log_${i}`, created_at: base + i }));
+      await store.insertBatch(records);
+      expect(await store.deleteOlderThan(base + 11_000)).toBe(11_000);
+      expect((await store.list({}, 1, 1)).total).toBe(1_001);
+      expect(await store.deleteOlderThan(base + 11_000)).toBe(0);
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

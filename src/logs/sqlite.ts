@@ -35,6 +35,7 @@ interface RollupDelta {
 }
 
 const NANO_PER_UNIT = 9;
+const DELETE_CHUNK = 5_000;
 
 /** Opens (creating if needed) the SQLite log store. Call `migrate()` before use. */
 export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
@@ -109,7 +110,15 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async deleteOlderThan(ms: number) {
-      return ready().deleteOlder.run(Math.floor(ms)).changes;
+      // Retention may remove millions of rows: delete in chunks and yield between them, so the
+      // synchronous driver never holds the event loop (or the write lock) for long.
+      let total = 0;
+      for (;;) {
+        const n = ready().deleteOlder.run(Math.floor(ms), DELETE_CHUNK).changes;
+        total += n;
+        if (n < DELETE_CHUNK) return total;
+        await new Promise((r) => setImmediate(r));
+      }
     },
 
     async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
@@ -174,7 +183,9 @@ function prepare(db: Database.Database) {
         input_cost_nano = input_cost_nano + excluded.input_cost_nano,
         output_cost_nano = output_cost_nano + excluded.output_cost_nano`),
     get: db.prepare('SELECT * FROM call_logs WHERE id = ?'),
-    deleteOlder: db.prepare('DELETE FROM call_logs WHERE created_at < ?'),
+    deleteOlder: db.prepare(
+      'DELETE FROM call_logs WHERE rowid IN (SELECT rowid FROM call_logs WHERE created_at < ? LIMIT ?)',
+    ),
   };
 }
 
