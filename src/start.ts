@@ -41,7 +41,9 @@ export async function startGateway(options: StartOptions): Promise<Started | nul
       return null;
     }
   }
-  const gateway = await createGateway({ configFile, env, logger, watch: options.watch });
+  // GATEWAY_WATCH=false leaves reloads to SIGHUP (or the management API) only.
+  const watch = options.watch ?? env.GATEWAY_WATCH !== 'false';
+  const gateway = await createGateway({ configFile, env, logger, watch });
   try {
     const features = await installFeatures(gateway, logger);
     const app = createServerApp(gateway, logger, features);
@@ -52,6 +54,8 @@ export async function startGateway(options: StartOptions): Promise<Started | nul
       hostname: env.HOST ?? serverConfig.host,
       silent: true,
       gracefulShutdown: false,
+      // Cluster workers share the primary's listening socket: srvx binds exclusively unless told.
+      reusePort: cluster?.isWorker === true,
     });
     await server.ready();
     const url = server.url!.replace(/\/$/, '');

@@ -7,13 +7,19 @@ import { invalidBody } from '../pipeline/errors.ts';
 
 const ajv = new Ajv2020.default({ allErrors: false, strict: false });
 
-/** `/messages/0/role` → `messages[0].role` */
-export function paramOf(error: ErrorObject): string | null {
-  const segments = error.instancePath.split('/').slice(1);
+/** `/messages/0/role` → `messages[0].role` (brackets only where the body holds an array). */
+export function paramOf(error: ErrorObject, body: unknown): string | null {
+  const segments = error.instancePath.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
   if (!segments.length) return null;
-  return segments.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+  let path = '';
+  let node: unknown = body;
+  for (const part of segments) {
+    path = Array.isArray(node) ? `${path}[${part}]` : path ? `${path}.${part}` : part;
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  return path;
 }
 
 function describe(error: ErrorObject, param: string | null): string {
@@ -39,7 +45,7 @@ export function compileBodyValidator<T>(schema: object): (body: unknown) => T {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidBody('The request body must be a JSON object.');
     if (!validate(body)) {
       const error = validate.errors![0];
-      const param = paramOf(error);
+      const param = paramOf(error, body);
       throw invalidBody(describe(error, param), param);
     }
     return body as T;

@@ -23,6 +23,7 @@ export async function createStore(
 ): Promise<StateStore> {
   const url = env.REDIS_URL?.trim();
   if (!url) return createMemoryStore();
-  const shared = await createRedisStore(url);
+  // GATEWAY_REDIS_PREFIX separates gateways (or test runs) sharing one Redis.
+  const shared = await createRedisStore(url, { prefix: env.GATEWAY_REDIS_PREFIX || undefined });
   return createResilientStore(shared, createMemoryStore(), log);
 }

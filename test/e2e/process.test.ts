@@ -1,0 +1,126 @@
+/**
+ * The real entry point as an operator runs it: `tsx src/main.ts` in a child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let mock: MockUpstream;
+let dir: string;
+
+beforeAll(async () => {
+  mock = await startMockUpstream();
+  dir = await mkdtemp(join(tmpdir(), 'gw-proc-'));
+});
+afterAll(async () => {
+  await mock?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  configFile: string;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function launch(fixture: string, env: Record<string, string>): Promise<Running> {
+  const configFile = join(dir, `${fixture}-${Date.now()}.yaml`);
+  await cp(resolve('test/fixtures', fixture), configFile);
+  const port = await freePort();
+  let output = '';
+  // Plain node with the tsx loader, as `npm start` runs it: signals reach the gateway itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: configFile, GATEWAY_DATA_DIR: join(dir, 'data'), MOCK_URL: `${mock.url}/v1`, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, configFile, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+async function waitHealthy(url: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/v1/system/health`)).status === 200) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('gateway did not become healthy');
+}
+
+const call = (url: string) =>
+  fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+
+describe('the gateway process', () => {
+  it('reloads on SIGHUP and shuts down cleanly on SIGTERM', async () => {
+    const gw = await launch('chat.yaml', { GATEWAY_WATCH: 'false' });
+    try {
+      await waitHealthy(gw.url);
+      expect((await call(gw.url)).status).toBe(200);
+      const file = gw.configFile;
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text.replace('type: compat\n    endpoint: ${MOCK_URL}\n    api_key: upstream-secret-key', 'type: compat\n    status: inactive\n    endpoint: ${MOCK_URL}\n    api_key: upstream-secret-key'));
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await call(gw.url)).status).toBe(200); // no watcher: nothing changed yet
+      gw.child.kill('SIGHUP');
+      const deadline = Date.now() + 5000;
+      let status = 200;
+      while (Date.now() < deadline && status === 200) {
+        status = (await call(gw.url)).status;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(404);
+      gw.child.kill('SIGTERM');
+      expect(await gw.exited).toBe(0);
+    } finally {
+      gw.child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses several workers without REDIS_URL', async () => {
+    const gw = await launch('workers.yaml', { REDIS_URL: '' });
+    expect(await gw.exited).toBe(1);
+    expect(gw.output()).toContain('server.workers is 2: several workers need REDIS_URL');
+  });
+
+  it('runs several workers on one port sharing one key limit through Redis', async () => {
+    const prefix = `gw-test-${process.pid}-${Date.now()}`;
+    const gw = await launch('workers.yaml', { REDIS_URL, GATEWAY_REDIS_PREFIX: prefix });
+    try {
+      await waitHealthy(gw.url);
+      const statuses = [];
+      for (let i = 0; i < 8; i++) statuses.push((await call(gw.url)).status);
+      // rate_limit: 5 per minute for the key, counted once across both workers.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (gw.output().match(/gateway listening/g)?.length ?? 0) < 2) await new Promise((r) => setTimeout(r, 100));
+      expect(gw.output().match(/gateway listening/g)?.length).toBe(2);
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+    }
+  });
+});
