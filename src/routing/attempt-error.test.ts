@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { httpAttemptError, networkAttemptError, parseRetryAfter, toClientError } from './attempt-error.ts';
+
+const info = (status: number, code: string | null = null) => ({ status, message: `upstream ${status}`, type: 't', code, param: null });
+
+describe('attempt classification', () => {
+  it('retries and falls over on 429 and 5xx', () => {
+    for (const status of [429, 500, 502, 503, 529]) expect(httpAttemptError(info(status))).toMatchObject({ retrySame: true, fallOver: true });
+  });
+
+  it('never retries a 400, but context_length_exceeded falls over', () => {
+    expect(httpAttemptError(info(400))).toMatchObject({ retrySame: false, fallOver: false });
+    expect(httpAttemptError(info(400, 'context_length_exceeded'))).toMatchObject({ retrySame: false, fallOver: true });
+  });
+
+  it('falls over without retrying on upstream auth and not-found', () => {
+    for (const status of [401, 403, 404]) expect(httpAttemptError(info(status))).toMatchObject({ retrySame: false, fallOver: true });
+  });
+
+  it('maps the last failure to what the client sees, never leaking upstream details beyond the message', () => {
+    expect(toClientError(httpAttemptError(info(400, 'bad')))).toMatchObject({ status: 400, code: 'bad' });
+    const limited = toClientError(httpAttemptError(info(429), 7000));
+    expect(limited).toMatchObject({ status: 429, headers: { 'retry-after': '7' } });
+    expect(toClientError(httpAttemptError(info(401)))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    expect(toClientError(networkAttemptError(new Error('ECONNREFUSED'), false))).toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    expect(toClientError(networkAttemptError(new Error('t'), true))).toMatchObject({ status: 503 });
+  });
+
+  it('parses Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter(new Date(Date.now() + 5000).toUTCString(), Date.now())).toBeGreaterThan(3000);
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
