@@ -6,6 +6,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
+import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { startGateway, type Started } from '../src/start.ts';
 import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
@@ -50,3 +51,20 @@ export function client(gateway: { url: string }, apiKey = DEMO_KEY, options: Par
 }
 
 export { startMockUpstream, type MockUpstream };
+
+/**
+ * Register beforeAll/afterAll that start a mock upstream and a gateway on `fixture` (with
+ * `MOCK_URL` set to the mock's `/v1`); the returned object is filled once they run.
+ */
+export function useGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean } = {}) {
+  const state = {} as { mock: MockUpstream; gw: TestGateway };
+  beforeAll(async () => {
+    state.mock = await startMockUpstream();
+    state.gw = await startTestGateway(fixture, { MOCK_URL: `${state.mock.url}/v1`, ...env }, options);
+  });
+  afterAll(async () => {
+    await state.gw?.close();
+    await state.mock?.close();
+  });
+  return state;
+}

@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEY, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('chat.yaml', { MOCK_URL: `${mock.url}/v1` });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
+const env = useGateway('chat.yaml');
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${gw.url}${path}`, {
+  fetch(`${env.gw.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', ...headers },
     body,
@@ -43,11 +33,11 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
   });
 
   it('an unknown route is 404 route_not_found', async () => {
-    await expectError(await fetch(`${gw.url}/api/v1/nope`), 404, 'route_not_found');
+    await expectError(await fetch(`${env.gw.url}/api/v1/nope`), 404, 'route_not_found');
   });
 
   it('a known path with the wrong method is 405 with Allow', async () => {
-    const response = await fetch(`${gw.url}/api/v1/chat/completions`, { headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    const response = await fetch(`${env.gw.url}/api/v1/chat/completions`, { headers: { authorization: `Bearer ${DEMO_KEY}` } });
     expect(response.headers.get('allow')).toBe('POST');
     await expectError(response, 405, 'method_not_allowed');
   });
@@ -62,7 +52,7 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
         controller.close();
       },
     });
-    const chunked = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    const chunked = await fetch(`${env.gw.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
       body: stream,
@@ -112,7 +102,7 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
   });
 
   it('no bad request ever reached the upstream', () => {
-    expect(mock.requests).toHaveLength(0);
+    expect(env.mock.requests).toHaveLength(0);
   });
 
   it('accepts every documented parameter and forwards it upstream', async () => {
@@ -123,7 +113,7 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
     };
     const response = await post('/api/v1/chat/completions', chat(params));
     expect(response.status).toBe(200);
-    const sent = mock.requests.at(-1)!.body;
+    const sent = env.mock.requests.at(-1)!.body;
     for (const [name, value] of Object.entries(params)) expect(sent[name]).toEqual(value);
     expect(sent).not.toHaveProperty('fallbacks');
   });

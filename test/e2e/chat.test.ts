@@ -1,37 +1,27 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { client, DEMO_KEY, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('chat.yaml', { MOCK_URL: `${mock.url}/v1` });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
-beforeEach(() => mock.reset());
+const env = useGateway('chat.yaml');
+beforeEach(() => env.mock.reset());
 
 describe('chat completions through a compat upstream', () => {
   it('answers the spec chat completion object via the openai SDK', async () => {
-    const completion = await client(gw).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
+    const completion = await client(env.gw).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('gpt-4o-mini');
     expect(completion.choices[0].message).toMatchObject({ role: 'assistant', content: 'Echo: hello there' });
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(completion.usage).toEqual(expect.objectContaining({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 }));
     expect(typeof completion.created).toBe('number');
-    const sent = mock.requests[0];
+    const sent = env.mock.requests[0];
     expect(sent.headers.authorization).toBe('Bearer upstream-secret-key');
     expect(sent.body.model).toBe('gpt-4o-mini');
     expect(sent.body.temperature).toBe(0.7); // default from settings
   });
 
   it('streams chunks ending with [DONE] and adds usage only when asked', async () => {
-    const stream = await client(gw).chat.completions.create({
+    const stream = await client(env.gw).chat.completions.create({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'one two three' }],
       stream: true,
@@ -53,7 +43,7 @@ describe('chat completions through a compat upstream', () => {
   });
 
   it('leaves out the usage chunk when the client did not ask for it', async () => {
-    const response = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    const response = await fetch(`${env.gw.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
@@ -70,9 +60,9 @@ describe('chat completions through a compat upstream', () => {
   });
 
   it('delivers the first chunk before the upstream has finished (no buffering)', async () => {
-    mock.setBehavior('slow-50', { chunkDelayMs: 150, reply: 'a b c d e f' });
+    env.mock.setBehavior('slow-50', { chunkDelayMs: 150, reply: 'a b c d e f' });
     const started = Date.now();
-    const stream = await client(gw).chat.completions.create({ model: 'mock/slow-50', messages: [{ role: 'user', content: 'x' }], stream: true });
+    const stream = await client(env.gw).chat.completions.create({ model: 'mock/slow-50', messages: [{ role: 'user', content: 'x' }], stream: true });
     const arrivals: number[] = [];
     for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) arrivals.push(Date.now() - started);
     expect(arrivals.length).toBe(6);
@@ -81,31 +71,31 @@ describe('chat completions through a compat upstream', () => {
   });
 
   it('resolves provider/model identifiers and echoes them', async () => {
-    const completion = await client(gw).chat.completions.create({ model: 'mock/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+    const completion = await client(env.gw).chat.completions.create({ model: 'mock/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
     expect(completion.model).toBe('mock/gpt-4o');
-    expect(mock.requests[0].body.model).toBe('gpt-4o');
+    expect(env.mock.requests[0].body.model).toBe('gpt-4o');
   });
 
   it('answers 404 model_not_found for unknown and inactive models without calling upstream', async () => {
     for (const model of ['nope', 'mock/not-listed', 'retired', 'ghost/gpt-4o']) {
-      const error = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+      const error = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
       expect(error).toBeInstanceOf(OpenAI.NotFoundError);
       expect(error.error).toMatchObject({ code: 'model_not_found', type: 'not_found_error', param: 'model' });
     }
-    expect(mock.requests).toHaveLength(0);
+    expect(env.mock.requests).toHaveLength(0);
   });
 
   it('answers 401 for a missing or unknown key, as the SDK error class', async () => {
-    const error = await client(gw, 'sk-bf-wrong').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    const error = await client(env.gw, 'sk-bf-wrong').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(error.error).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error' });
-    const anonymous = await fetch(`${gw.url}/api/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const anonymous = await fetch(`${env.gw.url}/api/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toEqual({ error: { message: expect.any(String), type: 'authentication_error', param: null, code: 'invalid_api_key' } });
   });
 
   it('never leaks the upstream key in an error', async () => {
-    const error = await client(gw).chat.completions.create({ model: 'mock/fail-500', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    const error = await client(env.gw).chat.completions.create({ model: 'mock/fail-500', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
     expect(error.status).toBe(503);
     expect(JSON.stringify(error.error)).not.toContain('upstream-secret-key');
     expect(error.error.code).toBe('upstream_unavailable');

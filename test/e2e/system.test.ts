@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
+const env = useGateway('chat.yaml');
 
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('chat.yaml', { MOCK_URL: `${mock.url}/v1` });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
-
-const get = (path: string, key?: string) => fetch(`${gw.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+const get = (path: string, key?: string) => fetch(`${env.gw.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
 describe('system endpoints', () => {
   it('health answers without auth, with component checks and latencies', async () => {
