@@ -5,7 +5,12 @@
 import type { Gateway } from './gateway.ts';
 import type { Logger } from './pipeline/types.ts';
 import type { ServerOptions } from './server.ts';
+import { installManagement } from './management/index.ts';
+import { responsesFeature } from './responses/index.ts';
 
 export async function installFeatures(_gateway: Gateway, _logger: Logger): Promise<ServerOptions> {
-  return { routes: [], inference: [] };
+  const routes = [...(await installManagement(_gateway, _logger))];
+  const responses = responsesFeature(_gateway, _logger);
+  routes.push(...responses.routes);
+  return { routes, inference: [], mount: (app) => responses.mount(app) };
 }

@@ -33,6 +33,8 @@ export interface Generation {
 
 export interface Gateway {
   readonly runtime: Runtime;
+  /** The environment the config was loaded with (`${VAR}` values), for dry-run validation of edits. */
+  readonly env: NodeJS.ProcessEnv;
   /** The file watcher (null when watching is off); the management API tells it about its own writes. */
   readonly watcher?: ReturnType<typeof watchConfig> | null;
   readonly current: Generation;
@@ -108,6 +110,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const gateway: Gateway = {
     runtime,
+    env,
     get current() {
       return current;
     },

@@ -30,11 +30,12 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Substitutes references in one string.
  * - `${VAR}`: the variable; unset is an error.
  * - `${VAR:-default}`: the default when the variable is unset or empty (as in sh).
+ * - `${secret:NAME}`: the entry NAME of the secrets file beside gateway.yaml (see secrets.ts).
  * - `$${`: a literal `${`.
  * @returns the new value, or `error` describing the first bad reference.
  * @example interpolateString('${HOST:-localhost}:80', {}) // { value: 'localhost:80' }
  */
-export function interpolateString(input: string, env: Env): { value: string; changed: boolean; error?: string } {
+export function interpolateString(input: string, env: Env, secrets?: Record<string, string>): { value: string; changed: boolean; error?: string } {
   if (!input.includes('${')) return { value: input, changed: false };
   let error: string | undefined;
   const value = input.replace(REF, (match: string, body: string | undefined) => {
@@ -42,6 +43,12 @@ export function interpolateString(input: string, env: Env): { value: string; cha
     if (!match.endsWith('}')) {
       error ??= `has an unterminated \${ reference: ${JSON.stringify(match)}`;
       return match;
+    }
+    if (body!.startsWith('secret:')) {
+      const secretName = body!.slice('secret:'.length);
+      const secret = secrets?.[secretName];
+      if (secret === undefined) error ??= `references secret ${JSON.stringify(secretName)}, which is not in the secrets file beside the config`;
+      return secret ?? match;
     }
     const sep = body!.indexOf(':-');
     const name = sep === -1 ? body! : body!.slice(0, sep);
@@ -64,7 +71,7 @@ export function interpolateString(input: string, env: Env): { value: string; cha
  * Substitutes references in every string scalar value of `doc`, in place. Map keys are left alone:
  * they are field names, and interpolating them would defeat unknown-field checks.
  */
-export function interpolateDocument(doc: Document, env: Env): InterpolationResult {
+export function interpolateDocument(doc: Document, env: Env, secrets?: Record<string, string>): InterpolationResult {
   const problems: InterpolationProblem[] = [];
   const plain = new Set<Scalar>();
   const visitor: visitor = {
@@ -83,7 +90,7 @@ export function interpolateDocument(doc: Document, env: Env): InterpolationResul
 
   function substitute(node: Scalar): void {
     if (typeof node.value !== 'string') return;
-    const result = interpolateString(node.value, env);
+    const result = interpolateString(node.value, env, secrets);
     if (result.error) problems.push({ node, message: result.error });
     else if (result.changed) {
       node.value = result.value;

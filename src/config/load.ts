@@ -13,6 +13,7 @@ import { applyEnvDefaults, normalizeConfig } from './normalize.ts';
 import { findNode, formatPath, nodePosition } from './positions.ts';
 import { locateProblems, sortProblems, type ConfigProblem } from './problems.ts';
 import { validateSchema } from './validate.ts';
+import { readSecretsSync, secretsPathFor, type Secrets } from './secrets.ts';
 
 // Re-exported so callers need one import for load + report.
 export { formatProblem, type ConfigProblem } from './problems.ts';
@@ -40,8 +41,11 @@ export async function loadConfigFile(file: string, env: Env = process.env): Prom
   return loadConfigText(text, abs, env);
 }
 
-/** Validates config text as if read from `file` (used by tests and the management API's dry runs). */
-export function loadConfigText(text: string, file: string, env: Env = process.env): LoadResult {
+/**
+ * Validates config text as if read from `file` (used by tests and the management API's dry runs).
+ * `secrets` resolves `${secret:NAME}`; absent, the secrets file beside `file` is read when needed.
+ */
+export function loadConfigText(text: string, file: string, env: Env = process.env, secrets?: Secrets): LoadResult {
   const abs = path.resolve(file);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: true, merge: true, prettyErrors: true });
@@ -56,7 +60,15 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     );
   }
 
-  const interpolation = interpolateDocument(doc, env);
+  let secretValues = secrets;
+  if (!secretValues && text.includes('${secret:')) {
+    try {
+      secretValues = readSecretsSync(secretsPathFor(abs));
+    } catch (err) {
+      return fail([{ file: abs, line: 1, col: 1, path: '(secrets)', message: `secrets file cannot be read: ${(err as Error).message}` }]);
+    }
+  }
+  const interpolation = interpolateDocument(doc, env, secretValues);
   if (interpolation.problems.length) {
     return fail(
       interpolation.problems.map((p) => ({

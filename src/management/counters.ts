@@ -1,0 +1,66 @@
+/**
+ * Names of the shared counters behind `quota_used` and key usage, and their persistence when the
+ * store is the in-process one: saved to `<GATEWAY_DATA_DIR>/counters.json` every few seconds and
+ * at shutdown, and loaded at start, so quotas survive restarts without Redis. (With Redis the
+ * counters live in Redis, which persists them itself.)
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../pipeline/types.ts';
+import type { Runtime } from '../runtime.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+
+/** Tokens used against a group's `quota_limit`. */
+export const groupQuotaKey = (id: string) => `gw:quota:group:${id}`;
+/** Tokens used against a provider's `quota_limit`. */
+export const providerQuotaKey = (id: string) => `gw:quota:provider:${id}`;
+/** Requests / tokens of an API key (incremented by the log step). */
+export const keyUsageKeys = (id: string) => [`gw:usage:key:${id}:requests`, `gw:usage:key:${id}:tokens`] as const;
+
+function knownKeys(runtime: Runtime): string[] {
+  const { config } = runtime.snapshot;
+  return [
+    ...config.groups.map((g) => groupQuotaKey(g.id)),
+    ...config.providers.map((p) => providerQuotaKey(p.id)),
+    ...config.keys.flatMap((k) => keyUsageKeys(k.id)),
+  ];
+}
+
+export interface CounterPersistence {
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Loads saved counters into a fresh memory store and saves them periodically; a no-op with Redis. */
+export async function persistCounters(runtime: Runtime, logger: Logger, intervalMs = 5000): Promise<CounterPersistence> {
+  if (runtime.store.kind !== 'memory') return { flush: async () => {}, close: async () => {} };
+  const file = path.join(runtime.dataDir, 'counters.json');
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
+    const keys = Object.keys(saved);
+    const current = await runtime.store.getCounters(keys);
+    await Promise.all(keys.map((key, i) => (Number.isSafeInteger(saved[key]) ? runtime.store.incrBy(key, saved[key]! - current[i]!) : undefined)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn('could not load saved counters', { file, error: String(error) });
+  }
+  let last = '';
+  async function flush(): Promise<void> {
+    const keys = knownKeys(runtime);
+    const values = await runtime.store.getCounters(keys);
+    const data = Object.fromEntries(keys.map((key, i) => [key, values[i]!]).filter(([, v]) => v !== 0));
+    const text = `${JSON.stringify(data, null, 1)}\n`;
+    if (text === last) return;
+    await mkdir(runtime.dataDir, { recursive: true });
+    await writeFileAtomic(file, text, 0o600);
+    last = text;
+  }
+  const timer = setInterval(() => void flush().catch((error) => logger.warn('could not save counters', { error: String(error) })), intervalMs);
+  timer.unref();
+  return {
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush().catch((error) => logger.warn('could not save counters', { error: String(error) }));
+    },
+  };
+}

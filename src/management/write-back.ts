@@ -1,0 +1,141 @@
+/**
+ * Management write-back: every change made through the API is an edit of gateway.yaml through the
+ * yaml Document API (comments and untouched text kept, see yaml-splice.ts), validated exactly as a
+ * hand edit would be, written atomically, and applied at once by a reload. One writer at a time
+ * per file; the hot-reload watcher is told about the gateway's own write so it does not apply it
+ * twice. Secrets go to the secrets file beside the config (mode 0600), never into the YAML.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { parseDocument, type Document } from 'yaml';
+import { loadConfigText } from '../config/load.ts';
+import { readSecrets, secretsPathFor, type Secrets } from '../config/secrets.ts';
+import { contentHash } from '../config/watch.ts';
+import type { Gateway } from '../gateway.ts';
+import { conflict, internalError, invalidValue } from '../pipeline/errors.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { Snapshot } from '../runtime.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+import { serialize } from './mutex.ts';
+import { renderEdited } from './yaml-splice.ts';
+
+/** Pub/sub channel (the store adds its own prefix) carrying config changes to the other instances. */
+export const CONFIG_CHANNEL = 'gw:config:changed';
+
+/** What an edit works on: the parsed file, the secrets (mutable), and the snapshot in force. */
+export interface Draft {
+  doc: Document;
+  secrets: Secrets;
+  snapshot: Snapshot;
+}
+
+/** A change as published to the other instances. */
+export interface ChangeMessage {
+  origin: string;
+  hash: string;
+  text: string;
+  /** The whole secrets file, when the change touched it. */
+  secrets?: Secrets;
+}
+
+export interface ConfigWriter {
+  /**
+   * Runs `edit` on the current file, then writes, reloads and publishes. Resolves with `edit`'s
+   * result once the new config is in force. Throws 409 when write-back is off, 400 when the edited
+   * file would not load (nothing is written then).
+   */
+  change<T>(edit: (draft: Draft) => T | Promise<T>): Promise<T>;
+  /** Identifies this instance in published messages. */
+  readonly instanceId: string;
+}
+
+const WRITE_BACK_OFF =
+  'Configuration changes through the API are disabled (management.write_back: false): gateway.yaml is the only source of configuration; edit the file instead.';
+
+export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWriter {
+  const instanceId = randomUUID();
+  const file = () => gateway.current.snapshot.file;
+
+  async function write(configFile: string, text: string, secrets: Secrets | null): Promise<void> {
+    if (secrets) await writeFileAtomic(secretsPathFor(configFile), `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
+    const mode = await stat(configFile).then((s) => s.mode & 0o777, () => 0o644);
+    gateway.watcher?.ignoreNextContent(text);
+    await writeFileAtomic(configFile, text, mode);
+  }
+
+  async function reload(): Promise<void> {
+    const status = await gateway.reload();
+    if (!status.ok) {
+      logger.error('management change written but not applied', { error: status.error });
+      throw internalError(new Error(status.error ?? 'reload failed'));
+    }
+  }
+
+  return {
+    instanceId,
+    change(edit) {
+      const configFile = file();
+      return serialize(configFile, async () => {
+        const snapshot = gateway.current.snapshot;
+        if (!snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
+        const text = await readFile(configFile, 'utf8');
+        const doc = parseDocument(text);
+        const before = await readSecrets(secretsPathFor(configFile));
+        const draft: Draft = { doc, secrets: { ...before }, snapshot };
+        const result = await edit(draft);
+        const next = renderEdited(text, doc);
+        const secretsChanged = JSON.stringify(draft.secrets) !== JSON.stringify(before);
+        const loaded = loadConfigText(next, configFile, gateway.env, draft.secrets);
+        if (!loaded.ok) {
+          const first = loaded.problems[0];
+          throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
+        }
+        if (next === text && !secretsChanged) return result;
+        await write(configFile, next, secretsChanged ? draft.secrets : null);
+        await reload();
+        const message: ChangeMessage = { origin: instanceId, hash: contentHash(next), text: next, ...(secretsChanged ? { secrets: draft.secrets } : {}) };
+        // Other instances learn of the change within a second; a publish failure must not undo it.
+        if (gateway.runtime.store.kind === 'redis') {
+          await gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
+            logger.warn('could not publish config change', { error: String(error) });
+          });
+        }
+        return result;
+      });
+    },
+  };
+}
+
+/**
+ * Applies changes published by other instances: writes this instance's own copy of the file (and
+ * secrets) when it differs, then reloads. Returns the unsubscribe function.
+ */
+export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter, logger: Logger): Promise<() => Promise<void>> {
+  return gateway.runtime.store.subscribe(CONFIG_CHANNEL, (raw) => {
+    let message: ChangeMessage;
+    try {
+      message = JSON.parse(raw) as ChangeMessage;
+    } catch {
+      return;
+    }
+    if (message.origin === writer.instanceId || typeof message.text !== 'string') return;
+    const configFile = gateway.current.snapshot.file;
+    void serialize(configFile, async () => {
+      if (!gateway.current.snapshot.config.management.write_back) {
+        logger.warn('ignoring a config change from another instance: management.write_back is false here');
+        return;
+      }
+      const secretsFile = secretsPathFor(configFile);
+      if (message.secrets && JSON.stringify(await readSecrets(secretsFile)) !== JSON.stringify(message.secrets)) {
+        await writeFileAtomic(secretsFile, `${JSON.stringify(message.secrets, null, 2)}\n`, 0o600);
+      }
+      const current = await readFile(configFile, 'utf8').catch(() => null);
+      if (current === null || contentHash(current) !== message.hash) {
+        gateway.watcher?.ignoreNextContent(message.text);
+        await writeFileAtomic(configFile, message.text, await stat(configFile).then((s) => s.mode & 0o777, () => 0o644));
+      }
+      const status = await gateway.reload();
+      if (status.ok) logger.info('applied config change from another instance', { hash: message.hash });
+    }).catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
+  });
+}

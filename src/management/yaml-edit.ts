@@ -1,0 +1,82 @@
+/**
+ * Small Document-API edits on gateway.yaml's top-level lists: find an item by id, add one, merge
+ * fields into one (existing scalar nodes keep their comments and quoting), remove one.
+ */
+import { isMap, isScalar, isSeq, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+
+export type Collection = 'providers' | 'models' | 'groups' | 'keys' | 'accounts';
+
+/** The list under `name`, created (block style) when absent or null. */
+export function listOf(doc: Document, name: Collection): YAMLSeq {
+  const found = doc.get(name, true);
+  if (isSeq(found)) return found;
+  const seq = doc.createNode([]) as YAMLSeq;
+  doc.set(name, seq);
+  return seq;
+}
+
+/** Index of the item with `id` in the list `name`, or -1. */
+export function indexOf(doc: Document, name: Collection, id: string): number {
+  const found = doc.get(name, true);
+  if (!isSeq(found)) return -1;
+  return found.items.findIndex((item) => isMap(item) && item.get('id') === id);
+}
+
+export function itemAt(doc: Document, name: Collection, id: string): YAMLMap | null {
+  const index = indexOf(doc, name, id);
+  return index < 0 ? null : ((listOf(doc, name).items[index] as YAMLMap) ?? null);
+}
+
+/** A node for `value` where lists of scalars are written inline (`models: [a, b]`), as people write them. */
+export function nodeFor(doc: Document, value: unknown): Node {
+  const node = doc.createNode(value) as Node;
+  inlineScalarLists(node);
+  return node;
+}
+
+function inlineScalarLists(node: unknown): void {
+  if (isSeq(node)) {
+    if (node.items.every((item) => isScalar(item))) node.flow = true;
+    else node.items.forEach(inlineScalarLists);
+  } else if (isMap(node)) {
+    for (const pair of node.items) inlineScalarLists(pair.value);
+  }
+}
+
+export function appendItem(doc: Document, name: Collection, value: Record<string, unknown>): void {
+  const seq = listOf(doc, name);
+  if (seq.items.length === 0) seq.flow = false;
+  seq.add(nodeFor(doc, value));
+}
+
+/**
+ * Merges `fields` into `map`: nested objects merge key by key, `undefined` removes a key, other
+ * values replace. A scalar replaced by a scalar keeps its node (so its trailing comment stays).
+ */
+export function mergeInto(doc: Document, map: YAMLMap, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) {
+      map.delete(key);
+      continue;
+    }
+    const existing = map.get(key, true);
+    if (isPlainObject(value) && isMap(existing)) {
+      mergeInto(doc, existing, value);
+    } else if (isScalar(existing) && (value === null || typeof value !== 'object')) {
+      existing.value = value;
+    } else {
+      map.set(key, nodeFor(doc, value));
+    }
+  }
+}
+
+export function removeItem(doc: Document, name: Collection, id: string): boolean {
+  const index = indexOf(doc, name, id);
+  if (index < 0) return false;
+  listOf(doc, name).delete(index);
+  return true;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

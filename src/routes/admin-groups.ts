@@ -1,0 +1,37 @@
+/** /v1/admin/groups (spec 4.4): account groups with model lists, token quotas and priority. */
+import type { GroupConfig } from '../config/types.ts';
+import { conflict } from '../pipeline/errors.ts';
+import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
+import { assertValidResource } from '../management/validate-resource.ts';
+import { groupView } from '../management/views.ts';
+import type { ConfigWriter } from '../management/write-back.ts';
+import type { RouteDef } from './types.ts';
+
+export const groupsSpec: ResourceSpec<GroupConfig> = {
+  path: '/v1/admin/groups',
+  collection: 'groups',
+  object: 'group',
+  items: (snapshot) => snapshot.config.groups,
+  view: groupView,
+  create(body, draft) {
+    const fields = withoutReadOnly(body);
+    const taken = (id: string) => draft.snapshot.groups.has(id);
+    if (typeof fields.id === 'string' && taken(fields.id)) throw conflict(`A group with id '${fields.id}' already exists.`, 'already_exists');
+    const id = typeof fields.id === 'string' ? fields.id : uniqueSlug(typeof fields.name === 'string' ? fields.name : '', taken, 'group');
+    const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
+    item.id = id;
+    assertValidResource('group', item);
+    return item;
+  },
+  update(existing, body) {
+    const fields = withoutReadOnly(body, ['id']);
+    assertValidResource('group', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    return fields;
+  },
+  beforeDelete(existing, draft) {
+    const members = draft.snapshot.config.accounts.filter((a) => a.group === existing.id).map((a) => a.id);
+    if (members.length) throw conflict(`Group '${existing.id}' still has members: ${members.join(', ')}. Move them first.`, 'group_in_use');
+  },
+};
+
+export const groupRoutes = (writer: ConfigWriter): RouteDef[] => resourceRoutes(groupsSpec, writer);

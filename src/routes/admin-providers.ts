@@ -1,0 +1,57 @@
+/**
+ * /v1/admin/providers (spec 4.2). The upstream api_key given here is stored in the secrets file
+ * beside gateway.yaml; the YAML holds `${secret:provider_<id>_api_key}` and reads mask it.
+ */
+import type { ProviderConfig } from '../config/types.ts';
+import { conflict } from '../pipeline/errors.ts';
+import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
+import { assertValidResource } from '../management/validate-resource.ts';
+import { providerView } from '../management/views.ts';
+import type { ConfigWriter, Draft } from '../management/write-back.ts';
+import type { RouteDef } from './types.ts';
+
+const secretName = (id: string) => `provider_${id}_api_key`;
+
+/** Moves a clear api_key into the secrets file and leaves the reference in its place. */
+function storeSecret(item: Record<string, unknown>, id: string, draft: Draft): void {
+  if (typeof item.api_key !== 'string') return;
+  if (/^\$\{[^}]+\}$/.test(item.api_key)) return; // already a reference (${ENV} or ${secret:...})
+  draft.secrets[secretName(id)] = item.api_key;
+  item.api_key = `\${secret:${secretName(id)}}`;
+}
+
+export const providersSpec: ResourceSpec<ProviderConfig> = {
+  path: '/v1/admin/providers',
+  collection: 'providers',
+  object: 'provider',
+  items: (snapshot) => snapshot.config.providers,
+  view: providerView,
+  create(body, draft) {
+    const fields = withoutReadOnly(body);
+    const taken = (id: string) => draft.snapshot.providers.has(id);
+    if (typeof fields.id === 'string' && taken(fields.id)) throw conflict(`A provider with id '${fields.id}' already exists.`, 'already_exists');
+    const id = typeof fields.id === 'string' ? fields.id : uniqueSlug(typeof fields.name === 'string' ? fields.name : '', taken, 'provider');
+    const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
+    item.id = id;
+    assertValidResource('provider', item);
+    storeSecret(item, id, draft);
+    return item;
+  },
+  update(existing, body, draft) {
+    const fields = withoutReadOnly(body, ['id']);
+    assertValidResource('provider', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    storeSecret(fields, existing.id, draft);
+    return fields;
+  },
+  beforeDelete(existing, draft) {
+    const users = draft.snapshot.config.models
+      .filter((m) => m.provider === existing.id || m.deployments?.some((d) => d.provider === existing.id))
+      .map((m) => m.id);
+    if (users.length) {
+      throw conflict(`Provider '${existing.id}' is still used by models: ${users.join(', ')}. Delete or move them first.`, 'provider_in_use');
+    }
+    delete draft.secrets[secretName(existing.id)];
+  },
+};
+
+export const providerRoutes = (writer: ConfigWriter): RouteDef[] => resourceRoutes(providersSpec, writer);
