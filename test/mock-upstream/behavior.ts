@@ -1,6 +1,7 @@
 /**
  * How the mock upstream answers: set per model by tests, or chosen by the model name for
- * manual use (`fail-503`, `slow-200`: 200 ms between chunks, `stall`, `cut`).
+ * manual use (`fail-503`, `slow-200`: 200 ms between chunks, `stall`, `cut`). The same
+ * behaviours apply to every wire format the mock speaks.
  */
 export interface Behavior {
   /** Answer this HTTP status with an OpenAI-style error body. */
@@ -15,8 +16,10 @@ export interface Behavior {
   cutAfterChunks?: number;
   /** Stop sending (keep the connection open) after this many content chunks. */
   stallAfterChunks?: number;
-  /** End the stream after the finish chunk without `data: [DONE]`. */
+  /** End the stream after the finish chunk without its end marker (`[DONE]`, `message_stop`). */
   omitDone?: boolean;
+  /** After the finish (and usage) keep the connection open without the end marker. */
+  holdAfterFinish?: boolean;
   /** The answer text (default: echo of the last user message). */
   reply?: string;
   /** Only the next N requests behave like this, then the default applies again. */

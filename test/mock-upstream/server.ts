@@ -1,16 +1,27 @@
 /**
- * A small OpenAI-compatible upstream for development, tests and the bench: answers
- * `POST …/chat/completions` (JSON or SSE), scriptable per model (status, delays, cut or
- * stalled streams), and records every request it receives.
+ * A small scriptable upstream for development, tests and the bench. It speaks every wire format
+ * the gateway sends (compat `/chat/completions`, vendor_b `/v1/messages`, vendor_c
+ * `:generateContent` / `:streamGenerateContent?alt=sse`, vendor_d `/openai/deployments/…`),
+ * checks each format's auth header, answers JSON or SSE, is scriptable per model (status,
+ * delays, cut or stalled streams) and records every request it receives.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { behaviorFromModel, type Behavior } from './behavior.ts';
+import type { Format } from './format.ts';
+import { compatFormat, deploymentFormat } from './format-openai.ts';
+import { generateFormat } from './format-generate.ts';
+import { messagesFormat } from './format-messages.ts';
+import { piecesOf, planAnswer } from './plan.ts';
 
 export interface ReceivedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** Which wire format the request used (`compat`, `vendor_b`, `vendor_c`, `vendor_d`). */
+  format?: string;
+  /** The model, from the body or (vendor_c, vendor_d) the path. */
+  model?: string;
   /** The client (the gateway) closed the connection before the answer ended. */
   aborted: boolean;
 }
@@ -24,21 +35,13 @@ export interface MockUpstream {
   close(): Promise<void>;
 }
 
+const FORMATS: Format[] = [deploymentFormat, messagesFormat, generateFormat, compatFormat];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function lastUserText(body: any): string {
-  const messages = Array.isArray(body?.messages) ? body.messages : [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role !== 'user') continue;
-    if (typeof m.content === 'string') return m.content;
-    if (Array.isArray(m.content)) return m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text).join(' ');
-  }
-  return '';
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
 }
-
-/** Rough token count: words, enough for usage figures that add up. */
-const countTokens = (text: string) => (text.trim() ? text.trim().split(/\s+/).length : 0);
 
 export async function startMockUpstream(options: { port?: number; host?: string } = {}): Promise<MockUpstream> {
   const behaviors = new Map<string, Behavior>();
@@ -62,62 +65,66 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
     } catch {
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'bad json', type: 'invalid_request_error', param: null, code: null } }));
-      return;
+      return sendJson(res, 400, { error: { message: 'bad json', type: 'invalid_request_error', param: null, code: null } });
     }
+    const url = new URL(req.url ?? '/', 'http://mock');
     const record: ReceivedRequest = { path: req.url ?? '', headers: req.headers, body, aborted: false };
     requests.push(record);
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
-    if (req.method !== 'POST' || !/\/chat\/completions(\?|$)/.test(req.url ?? '')) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } }));
-      return;
+    let format: Format | undefined;
+    let pathModel: string | null | undefined;
+    for (const candidate of FORMATS) {
+      pathModel = candidate.match(url.pathname);
+      if (pathModel !== undefined) {
+        format = candidate;
+        break;
+      }
     }
-    const behavior = behaviorFor(String(body.model ?? ''));
+    if (req.method !== 'POST' || !format) {
+      return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
+    }
+    record.format = format.name;
+    const authProblem = format.checkAuth(req.headers, url);
+    if (authProblem) return sendJson(res, 401, format.errorBody(401, authProblem));
+    const request = format.normalize(body, url, pathModel ? decodeURIComponent(pathModel) : null);
+    record.model = request.model;
+    const behavior = behaviorFor(request.model);
     if (behavior.delayMs) await sleep(behavior.delayMs);
     if (res.destroyed) return;
     if (behavior.status && behavior.status >= 400) {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (behavior.retryAfter) headers['retry-after'] = behavior.retryAfter;
-      res.writeHead(behavior.status, headers);
-      res.end(JSON.stringify(behavior.errorBody ?? { error: { message: `mock failure ${behavior.status}`, type: 'server_error', param: null, code: null } }));
-      return;
+      const headers: Record<string, string> = {};
+      // generateContent puts the wait in the body (RetryInfo); the others in the header.
+      if (behavior.retryAfter && format !== generateFormat) headers['retry-after'] = behavior.retryAfter;
+      const error = behavior.errorBody ?? format.errorBody(behavior.status, `mock failure ${behavior.status}`, behavior.retryAfter);
+      return sendJson(res, behavior.status, error, headers);
     }
     const id = `chatcmpl-mock${++counter}`;
-    const created = Math.floor(Date.now() / 1000);
-    const text = behavior.reply ?? `Echo: ${lastUserText(body)}`;
-    const usage = { prompt_tokens: countTokens(lastUserText(body)), completion_tokens: countTokens(text), total_tokens: 0 };
-    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-    if (!body.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        id, object: 'chat.completion', created, model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage, system_fingerprint: 'fp_mock',
-      }));
-      return;
-    }
+    const plan = planAnswer(request, behavior, counter);
+    if (!request.stream) return sendJson(res, 200, format.json(plan, request, id));
+
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
-    const chunk = (delta: object, finish: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: body.stream_options?.include_usage ? null : undefined });
-    send(chunk({ role: 'assistant', content: '', refusal: null }));
-    const words = text.split(/(?<= )/);
-    for (const [index, word] of words.entries()) {
+    const send = (event: string | null, data: unknown) =>
+      res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    const writer = format.writer(send, request, plan, id, body);
+    writer.start();
+    const pieces = plan.toolCall ? [null] : piecesOf(plan.text);
+    for (const [index, piece] of pieces.entries()) {
       if (behavior.chunkDelayMs) await sleep(behavior.chunkDelayMs);
       if (res.destroyed) return;
       if (behavior.cutAfterChunks !== undefined && index >= behavior.cutAfterChunks) {
+        await sleep(20); // let the chunks already written reach the client before the cut
         res.destroy();
         return;
       }
       if (behavior.stallAfterChunks !== undefined && index >= behavior.stallAfterChunks) return; // hold the socket open
-      send(chunk({ content: word }));
+      if (piece === null) writer.tool(plan.toolCall!);
+      else writer.text(piece);
     }
-    send(chunk({}, 'stop'));
-    if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage });
-    if (!behavior.omitDone) res.write('data: [DONE]\n\n');
+    writer.finish(plan.toolCall ? 'tool_calls' : 'stop');
+    if (behavior.holdAfterFinish) return; // finished, but neither end marker nor close
+    if (!behavior.omitDone) writer.end();
     res.end();
   }
 

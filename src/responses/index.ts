@@ -1,0 +1,25 @@
+/**
+ * The responses interface feature (spec 4.11, 2.10): its renderer, POST route and GET route,
+ * installed by features.ts.
+ */
+import type { H3 } from 'h3';
+import type { Gateway } from '../gateway.ts';
+import { registerRenderer } from '../pipeline/render.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { RouteDef } from '../routes/types.ts';
+import { responsesRenderer } from './renderer.ts';
+import { mountResponses, responsesRoutes } from './routes.ts';
+
+export interface ResponsesFeature {
+  routes: RouteDef[];
+  mount(app: H3): void;
+}
+
+/** Register the renderer and return the routes to install. */
+export function responsesFeature(gateway: Gateway, logger: Logger): ResponsesFeature {
+  registerRenderer('responses', responsesRenderer);
+  return { routes: responsesRoutes, mount: (app) => mountResponses(app, gateway, logger) };
+}
+
+export { responsesToChat } from './to-chat.ts';
+export { responsesRenderer } from './renderer.ts';

@@ -1,0 +1,65 @@
+/**
+ * HTTP endpoints of the responses interface: POST /api/v1/responses (sync, stream or
+ * background) and GET /api/v1/responses/:id (a stored response, to the key that created it).
+ */
+import type { H3, H3Event } from 'h3';
+import { bearerToken, resolveCredential } from '../auth/credentials.ts';
+import type { Gateway } from '../gateway.ts';
+import { clientIp } from '../http/client-ip.ts';
+import { safe } from '../http/handle.ts';
+import { readJsonBody } from '../http/read-body.ts';
+import { createContext } from '../pipeline/context.ts';
+import { invalidApiKey, missingApiKey, notFound } from '../pipeline/errors.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { RouteDef } from '../routes/types.ts';
+import { json } from '../routes/types.ts';
+import { startBackground } from './background.ts';
+import { getResponse, ownerOf } from './store.ts';
+import { responsesToChat } from './to-chat.ts';
+
+export const RESPONSES_PATH = '/api/v1/responses';
+
+function peerIp(event: H3Event, gateway: Gateway): string {
+  const req = event.req as Request & { ip?: string };
+  return clientIp(req.ip ?? '', req.headers.get('x-forwarded-for'), gateway.current.snapshot.config.server.trusted_proxies);
+}
+
+/**
+ * POST handler. Like the chat inference route, except that `background: true` must answer
+ * before the pipeline runs, which the generic inference route cannot do.
+ */
+export async function handleResponses(gateway: Gateway, logger: Logger, request: Request, ip: string): Promise<Response> {
+  const { snapshot, pipeline } = gateway.current;
+  const token = bearerToken(request);
+  if (!token) throw missingApiKey();
+  const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
+  const body = responsesToChat(raw);
+  if (raw.background === true) {
+    // Authenticate now: a queued answer must never go to a caller the pipeline would refuse.
+    const principal = await resolveCredential(token, gateway.runtime, snapshot);
+    if (!principal) throw invalidApiKey();
+    const queued = await startBackground({ gateway, request, ip, raw, body, owner: ownerOf(principal), logger });
+    return json(queued);
+  }
+  const ctx = createContext({ request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: request.signal });
+  return pipeline.run(ctx);
+}
+
+/** Mount the POST route on the app (see features.ts). */
+export function mountResponses(app: H3, gateway: Gateway, logger: Logger): void {
+  app.post(RESPONSES_PATH, safe(logger, (event: H3Event) => handleResponses(gateway, logger, event.req, peerIp(event, gateway))));
+}
+
+/** GET /api/v1/responses/:id: 404 unless the caller's key created it (no existence leak). */
+export const responsesRoutes: RouteDef[] = [
+  {
+    method: 'GET',
+    path: `${RESPONSES_PATH}/:id`,
+    access: 'key',
+    async handler({ params, principal, runtime }) {
+      const found = await getResponse(runtime, params.id, ownerOf(principal));
+      if (!found) throw notFound(`No response with id '${params.id}'.`, 'response_not_found');
+      return found;
+    },
+  },
+];

@@ -1,0 +1,235 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+
+let mock: MockUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  mock = await startMockUpstream();
+  gw = await startTestGateway('responses.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
+});
+afterAll(async () => {
+  await gw?.close();
+  await mock?.close();
+});
+beforeEach(() => mock.reset());
+
+const post = (body: unknown, key = DEMO_KEY) =>
+  fetch(`${gw.url}/api/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe('POST /api/v1/responses (sync)', () => {
+  it('answers the 2.10 object with defaults echoed and usage details', async () => {
+    const response = await client(gw).responses.create({ model: 'gpt-4o-mini', input: 'hello there', instructions: 'Be brief.' });
+    expect(response).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-4o-mini',
+      error: null,
+      incomplete_details: null,
+      instructions: [{ role: 'system', content: 'Be brief.' }],
+      metadata: {},
+      temperature: 0.7,
+      top_p: 0.9,
+      frequency_penalty: 0,
+      presence_penalty: 0,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
+    });
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.completed_at).toBeGreaterThanOrEqual(response.created_at);
+    expect(response.output).toHaveLength(1);
+    expect(response.output[0]).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Echo: hello there' }] });
+    expect(response.output_text).toBe('Echo: hello there');
+    expect(response.usage).toEqual({
+      input_tokens: 2,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 5,
+    });
+    const sent = mock.requests[0].body;
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hello there' },
+    ]);
+    expect(sent).toMatchObject({ temperature: 0.7, top_p: 0.9, frequency_penalty: 0, presence_penalty: 0 });
+  });
+
+  it('translates message arrays with image parts, tools, and a function call round trip', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const first = await client(gw).responses.create({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'weather in Paris?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }] }],
+      tools,
+      tool_choice: { type: 'function', name: 'get_weather' },
+      max_output_tokens: 50,
+    });
+    const sent = mock.requests[0].body;
+    expect(sent.messages[0].content).toEqual([
+      { type: 'text', text: 'weather in Paris?' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' } },
+    ]);
+    expect(sent.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: tools[0].parameters, strict: false } }]);
+    expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(sent.max_tokens).toBe(50);
+    const call = first.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', status: 'completed' });
+    expect(JSON.parse((call as OpenAI.Responses.ResponseFunctionToolCall).arguments)).toEqual({ city: 'weather in Paris?' });
+
+    const fc = call as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await client(gw).responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'weather in Paris?' },
+        { type: 'function_call', call_id: fc.call_id, name: fc.name, arguments: fc.arguments },
+        { type: 'function_call_output', call_id: fc.call_id, output: 'sunny' },
+      ],
+      tools,
+    });
+    expect(second.output_text).toBe('Tool said: sunny');
+    expect(mock.requests[1].body.messages.slice(1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: fc.call_id, type: 'function', function: { name: 'get_weather', arguments: fc.arguments } }] },
+      { role: 'tool', tool_call_id: fc.call_id, content: 'sunny' },
+    ]);
+  });
+
+  it('validates every parameter range with a 400 naming the param', async () => {
+    for (const [body, param] of [
+      [{ model: 'gpt-4o-mini', input: 'x', temperature: 2.5 }, 'temperature'],
+      [{ model: 'gpt-4o-mini', input: 'x', top_p: 1.5 }, 'top_p'],
+      [{ model: 'gpt-4o-mini', input: 'x', presence_penalty: -3 }, 'presence_penalty'],
+      [{ model: 'gpt-4o-mini', input: 'x', frequency_penalty: 3 }, 'frequency_penalty'],
+      [{ model: 'gpt-4o-mini', input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
+      [{ model: 'gpt-4o-mini', input: 'x', max_tokens: 0 }, 'max_tokens'],
+      [{ model: 'gpt-4o-mini' }, 'input'],
+      [{ model: 'gpt-4o-mini', input: 'x', tool_choice: 'sometimes' }, 'tool_choice'],
+    ] as const) {
+      const answer = await post(body);
+      expect(answer.status).toBe(400);
+      expect((await answer.json()).error).toMatchObject({ type: 'invalid_request_error', param });
+    }
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('answers 401 without a valid key', async () => {
+    const answer = await post({ model: 'gpt-4o-mini', input: 'x' }, 'sk-bf-nope');
+    expect(answer.status).toBe(401);
+  });
+});
+
+describe('streaming responses', () => {
+  it('streams the standard event sequence consumed by responses.stream()', async () => {
+    const stream = client(gw).responses.stream({ model: 'gpt-4o-mini', input: 'one two three' });
+    const types: string[] = [];
+    let text = '';
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    const final = await stream.finalResponse();
+    expect(text).toBe('Echo: one two three');
+    expect(final.output_text).toBe('Echo: one two three');
+    expect(final.status).toBe('completed');
+    expect(final.usage).toMatchObject({ input_tokens: 3, output_tokens: 4, total_tokens: 7 });
+    const distinct = types.filter((t, i) => t !== types[i - 1]);
+    expect(distinct).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+
+  it('sends event: lines with increasing sequence numbers, usable via create({stream:true})', async () => {
+    const answer = await post({ model: 'gpt-4o-mini', input: 'a b', stream: true });
+    const raw = await answer.text();
+    const frames = raw.split('\n\n').filter(Boolean);
+    const sequence = frames.map((frame) => {
+      const [eventLine, dataLine] = frame.split('\n');
+      const data = JSON.parse(dataLine.slice('data: '.length));
+      expect(eventLine).toBe(`event: ${data.type}`);
+      return data.sequence_number;
+    });
+    expect(sequence).toEqual(sequence.map((_, i) => i));
+    expect(raw).not.toContain('[DONE]');
+
+    const events = await client(gw).responses.create({ model: 'gpt-4o-mini', input: 'c d', stream: true });
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of events) if (event.type === 'response.completed') completed = event.response;
+    expect(completed?.output_text ?? completed?.output[0]).toBeTruthy();
+  });
+
+  it('streams function calls as function_call items with argument deltas', async () => {
+    const stream = client(gw).responses.stream({
+      model: 'gpt-4o-mini',
+      input: 'Paris',
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false }],
+    });
+    const types = new Set<string>();
+    for await (const event of stream) types.add(event.type);
+    const final = await stream.finalResponse();
+    expect(types).toContain('response.function_call_arguments.delta');
+    expect(types).toContain('response.function_call_arguments.done');
+    expect(final.output[0]).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
+  });
+
+  it('ends a stream broken after the commit with response.failed and an error the SDK raises', async () => {
+    mock.setBehavior('cut', { cutAfterChunks: 2, reply: 'alpha beta gamma delta' });
+    const stream = client(gw).responses.stream({ model: 'mock/cut', input: 'x' });
+    const types: string[] = [];
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(types).toContain('response.output_text.delta');
+    expect(types).toContain('response.failed');
+    expect(types).not.toContain('response.completed');
+  });
+});
+
+describe('background responses', () => {
+  it('answers queued at once, then GET shows in_progress and completed, only to the creating key', async () => {
+    mock.setBehavior('slow-50', { delayMs: 400, reply: 'later answer' });
+    const started = Date.now();
+    const queued = await client(gw).responses.create({ model: 'mock/slow-50', input: 'x', background: true });
+    expect(Date.now() - started).toBeLessThan(350);
+    expect(queued).toMatchObject({ object: 'response', status: 'queued', background: true });
+
+    const early = await client(gw).responses.retrieve(queued.id);
+    expect(early.status).toBe('in_progress');
+    const other = await client(gw, MASTER_KEY).responses.retrieve(queued.id).catch((e) => e);
+    expect(other).toBeInstanceOf(OpenAI.NotFoundError);
+
+    let done = early;
+    for (let i = 0; i < 50 && done.status === 'in_progress'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      done = await client(gw).responses.retrieve(queued.id);
+    }
+    expect(done).toMatchObject({ id: queued.id, status: 'completed', output_text: 'later answer' });
+    expect(done.usage?.output_tokens).toBe(2);
+    const missing = await client(gw).responses.retrieve('resp_unknown').catch((e) => e);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('stores a failed background call as failed with the error', async () => {
+    const queued = await client(gw).responses.create({ model: 'mock/fail-500', input: 'x', background: true });
+    let done = await client(gw).responses.retrieve(queued.id);
+    for (let i = 0; i < 50 && done.status !== 'failed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      done = await client(gw).responses.retrieve(queued.id);
+    }
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatchObject({ code: 'upstream_unavailable' });
+  });
+});

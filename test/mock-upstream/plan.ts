@@ -1,0 +1,44 @@
+/**
+ * What the mock answers, independent of the wire format: echo the last user text, call the
+ * first tool when tools are offered, report a tool result back, and continue an assistant
+ * prefix (prefill) when the request ends with one.
+ */
+import type { Behavior } from './behavior.ts';
+
+/** A request reduced to what the mock's answer depends on. */
+export interface Normalized {
+  model: string;
+  stream: boolean;
+  lastUser: string;
+  images: number;
+  tools: string[];
+  /** The content of the last tool result, when the conversation ends with one. */
+  toolResult?: string;
+  /** Trailing assistant text to continue (prefill). */
+  prefix?: string;
+}
+
+export interface Plan {
+  text: string;
+  toolCall?: { id: string; name: string; arguments: string };
+  usage: { prompt: number; completion: number };
+}
+
+/** Rough token count: words, enough for usage figures that add up. */
+export const countTokens = (text: string) => (text.trim() ? text.trim().split(/\s+/).length : 0);
+
+export function planAnswer(request: Normalized, behavior: Behavior, counter: number): Plan {
+  const prompt = countTokens(request.lastUser);
+  if (request.toolResult === undefined && request.tools.length && behavior.reply === undefined) {
+    const args = JSON.stringify({ city: request.lastUser });
+    return { text: '', toolCall: { id: `call_mock${counter}`, name: request.tools[0], arguments: args }, usage: { prompt, completion: 5 } };
+  }
+  let text = behavior.reply ?? (request.toolResult !== undefined ? `Tool said: ${request.toolResult}` : `Echo: ${request.lastUser}`);
+  if (request.images && behavior.reply === undefined && request.toolResult === undefined) text += ` (+${request.images} image)`;
+  // Prefill: answer only what follows the prefix, as a real model continuing it would.
+  if (request.prefix && text.startsWith(request.prefix)) text = text.slice(request.prefix.length);
+  return { text, usage: { prompt, completion: countTokens(text) } };
+}
+
+/** Split a text into the stream's content pieces (words with their trailing space). */
+export const piecesOf = (text: string) => text.split(/(?<= )/).filter(Boolean);
