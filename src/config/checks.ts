@@ -6,7 +6,7 @@ import type { PathProblem } from './problems.ts';
 import type { Segment } from './positions.ts';
 
 /** Built-in pipeline steps, in their default order. */
-export const BUILTIN_STEPS = ['log', 'auth', 'permission', 'rate-limit', 'cache', 'route', 'upstream'] as const;
+export const BUILTIN_STEPS = ['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream'] as const;
 
 /** The id every master-key request acts as; keys may belong to it without an `accounts` entry. */
 export const ADMIN_ACCOUNT_ID = 'admin';

@@ -4,6 +4,7 @@
  */
 import auth from '../plugins/auth.ts';
 import cache from '../plugins/cache.ts';
+import concurrency from '../plugins/concurrency.ts';
 import log from '../plugins/log.ts';
 import permission from '../plugins/permission.ts';
 import rateLimit from '../plugins/rate-limit.ts';
@@ -12,7 +13,9 @@ import upstream from '../plugins/upstream.ts';
 import type { PluginDefinition } from './types.ts';
 
 export const builtinPlugins: ReadonlyMap<string, PluginDefinition<any>> = new Map(
-  [log, auth, permission, rateLimit, cache, route, upstream].map((plugin) => [plugin.name, plugin as PluginDefinition<any>]),
+  [log, auth, permission, rateLimit, cache, route, concurrency, upstream].map((plugin) => [plugin.name, plugin as PluginDefinition<any>]),
 );
 
-export const DEFAULT_PIPELINE = ['log', 'auth', 'permission', 'rate-limit', 'cache', 'route', 'upstream'];
+// rate-limit runs after route: provider quotas need the routed provider, checked in the same
+// atomic store call as the rates. concurrency holds a slot only for requests that reach upstream.
+export const DEFAULT_PIPELINE = ['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream'];

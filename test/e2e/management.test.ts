@@ -79,7 +79,7 @@ describe('providers', () => {
   });
 
   it('PUT status inactive takes the provider out of routing at once; PUT returns the whole object', async () => {
-    const created = await call('POST', '/v1/admin/providers', { id: 'temp', type: 'compat', endpoint: `${upstream.url}/v1`, models: ['gpt-4o'] });
+    const created = await call('POST', '/v1/admin/providers', { id: 'temp', type: 'compat', endpoint: `${upstream.url}/v1`, api_key: 'temp-upstream-key', models: ['gpt-4o'] });
     expect(created.status).toBe(201);
     const ok = await client(gw, DEMO_KEY).chat.completions.create({ model: 'temp/gpt-4o', messages: [{ role: 'user', content: 'a' }] });
     expect(ok.choices[0]!.message.content).toBeTruthy();

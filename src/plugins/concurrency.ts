@@ -1,0 +1,82 @@
+/**
+ * concurrency: at most `api.max_concurrent_requests` inference requests in flight per instance
+ * (0 = off). Requests beyond it wait up to `api.queue_timeout_ms` (then 503 `queue_timeout`).
+ * Waiting requests of groups with the `priority_queue` feature are admitted first, higher group
+ * `priority` first; everyone else waits behind them in arrival order. A group with the
+ * `dedicated_channel` feature has a pool of its own (`dedicated_slots`, default the same size),
+ * so other groups' load can never take its slots. The slot is held until the last byte.
+ *
+ * Pools belong to the runtime, not to one pipeline, so in-flight requests keep their slots
+ * across config reloads.
+ */
+import { GatewayError, serviceUnavailable } from '../pipeline/errors.ts';
+import type { GatewayContext } from '../pipeline/context.ts';
+import { definePlugin } from '../pipeline/types.ts';
+import type { Runtime } from '../runtime.ts';
+import { PoolTimeoutError, PriorityPool } from './concurrency-pool.ts';
+import schema from '../../schemas/plugins/concurrency.schema.json' with { type: 'json' };
+
+interface ConcurrencyOptions {
+  dedicated_slots?: number;
+}
+
+interface Pools {
+  shared: PriorityPool;
+  dedicated: Map<string, PriorityPool>;
+}
+
+const LOCAL = 'concurrency';
+const poolsByRuntime = new WeakMap<Runtime, Pools>();
+
+function poolsOf(runtime: Runtime): Pools {
+  let pools = poolsByRuntime.get(runtime);
+  if (!pools) {
+    pools = { shared: new PriorityPool(0), dedicated: new Map() };
+    poolsByRuntime.set(runtime, pools);
+  }
+  return pools;
+}
+
+/** The pool and queue priority of a request (exported for tests and the README's example). */
+export function placement(ctx: GatewayContext, max: number, options: ConcurrencyOptions, pools: Pools): { pool: PriorityPool; priority: number } {
+  const group = ctx.principal?.groupId ? ctx.snapshot.groups.get(ctx.principal.groupId) : undefined;
+  const priority = group?.features.includes('priority_queue') ? group.priority : Number.NEGATIVE_INFINITY;
+  if (group?.features.includes('dedicated_channel')) {
+    let pool = pools.dedicated.get(group.id);
+    if (!pool) pools.dedicated.set(group.id, (pool = new PriorityPool(0)));
+    pool.max = options.dedicated_slots ?? max;
+    return { pool, priority };
+  }
+  pools.shared.max = max;
+  return { pool: pools.shared, priority };
+}
+
+export default definePlugin<ConcurrencyOptions>({
+  name: 'concurrency',
+  schema,
+  failure: 'closed',
+  setup(options, { runtime }) {
+    const pools = poolsOf(runtime);
+    return {
+      async handle(ctx, next) {
+        const { max_concurrent_requests: max, queue_timeout_ms: timeout } = ctx.snapshot.config.api;
+        if (max <= 0) return next();
+        const { pool, priority } = placement(ctx, max, options, pools);
+        let release: () => void;
+        try {
+          release = await pool.acquire(priority, timeout, ctx.signal);
+        } catch (error) {
+          if (error instanceof PoolTimeoutError) {
+            throw serviceUnavailable(`The gateway is at its concurrency limit; no slot freed within ${timeout} ms. Retry later.`, 'queue_timeout');
+          }
+          throw new GatewayError(499, 'invalid_request_error', 'The request was aborted while queued.', { code: 'client_closed' });
+        }
+        ctx.locals.set(LOCAL, release);
+        return next();
+      },
+      onComplete(ctx) {
+        (ctx.locals.get(LOCAL) as (() => void) | undefined)?.();
+      },
+    };
+  },
+});
