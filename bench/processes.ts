@@ -1,0 +1,96 @@
+/**
+ * Child processes of the bench: the mock upstream, our gateway and the Portkey peer each run
+ * in a process of their own, so none of them shares an event loop with the load generator.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** The last lines the process wrote to stderr/stdout, for error reports. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function track(name: string, proc: ChildProcess): Child {
+  let tail = '';
+  const keep = (data: Buffer) => {
+    tail = (tail + data.toString('utf8')).slice(-4000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  return {
+    name,
+    proc,
+    output: () => tail,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Fork bench/mock-process.ts and wait for the port it listens on. */
+export async function startMock(): Promise<Child & { port: number }> {
+  const script = fileURLToPath(new URL('./mock-process.ts', import.meta.url));
+  const proc = fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = track('mock', proc);
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once('message', (message: any) => resolve(Number(message.port)));
+    proc.once('exit', (code) => reject(new Error(`mock upstream exited (${code}): ${child.output()}`)));
+  });
+  return { ...child, port };
+}
+
+/** Spawn `node <args>` with the given environment; output is kept for error reports. */
+export function spawnNode(name: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Child {
+  const proc = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return track(name, proc);
+}
+
+/** Poll `url` until it answers any HTTP status (the server is up) or the time runs out. */
+export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with code ${child.proc.exitCode}:\n${child.output()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${child.name} did not answer on ${url} within ${timeoutMs} ms:\n${child.output()}`);
+}
+
+/** Resident memory of a process from /proc (Linux): current (VmRSS) and peak (VmHWM), in MiB. */
+export function memoryOf(pid: number | undefined): { rss: number; peak: number } | null {
+  if (!pid) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}

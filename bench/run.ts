@@ -1,0 +1,183 @@
+/**
+ * `npm run bench`: start the mock upstream, our gateway and (when it installs) the Portkey
+ * gateway as separate processes, then load each the same way in one run and print throughput,
+ * latency, the latency the gateways add over going straight to the mock, streaming time to
+ * first byte and peak memory. See bench/README.md for what each figure means.
+ *
+ * Environment: BENCH_DURATION (seconds per load phase, default 10), BENCH_CONNECTIONS (64),
+ * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_PROFILE=1 (CPU profile of the
+ * gateway into bench/.profiles).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pacedRun } from './paced.ts';
+import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
+import { freePort, memoryOf, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
+import { markdownTable, textTable, type Row } from './report.ts';
+import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
+import { autocannonRun, type LoadResult } from './throughput.ts';
+import { ttfbSampler, type TtfbResult } from './ttfb.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const seconds = Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const rate = Number(process.env.BENCH_RATE ?? 500);
+const withPortkey = process.env.BENCH_PORTKEY !== '0';
+const profile = process.env.BENCH_PROFILE === '1';
+/** Portkey's figures measured on a machine like ours (issue 2), for when it cannot run here. */
+const PEER_REFERENCE = { rps: 1100, addedP99: 22, addedTtfb: 28 };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const children: Child[] = [];
+
+async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
+  const port = await freePort();
+  const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/.profiles')}`] : [];
+  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_WATCH: 'false',
+      MOCK_URL: mockUrl,
+      LOG_LEVEL: 'error',
+      REDIS_URL: '',
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/v1/system/health`, child);
+  return { ...child, url };
+}
+
+/** One plain and one streamed call: a target that cannot answer both is left out. */
+async function smokeTest(t: Target): Promise<void> {
+  for (const stream of [false, true]) {
+    const response = await fetch(t.url, { method: 'POST', headers: t.headers, body: requestBody(stream) });
+    const text = await response.text();
+    const ok = response.status === 200 && (stream ? text.includes('data:') && text.includes('Say') : text.includes('"choices"'));
+    if (!ok) throw new Error(`${t.name}: ${stream ? 'streamed' : 'plain'} call answered ${response.status}: ${text.slice(0, 300)}`);
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-'));
+  const mock = await startMock();
+  children.push(mock);
+  const mockBase = `http://127.0.0.1:${mock.port}/v1`;
+  const gateway = await startOurGateway(mockBase, dataDir);
+  children.push(gateway);
+  const targets: Target[] = [
+    target('direct', `${mockBase}/chat/completions`, { authorization: 'Bearer bench-upstream-key' }),
+    target('gateway', `${gateway.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` }),
+  ];
+  const pids: Record<string, number | undefined> = { gateway: gateway.proc.pid };
+
+  let peerNote = '';
+  if (withPortkey) {
+    try {
+      await ensurePortkey(log);
+      const portkey = await startPortkey();
+      children.push(portkey);
+      const t = target('portkey', `${portkey.url}/v1/chat/completions`, portkeyHeaders(mockBase));
+      await smokeTest(t);
+      targets.push(t);
+      pids.portkey = portkey.proc.pid;
+    } catch (error) {
+      peerNote = `Portkey not measured: ${(error as Error).message.split('\n')[0]}`;
+      log(peerNote);
+    }
+  } else {
+    peerNote = 'Portkey skipped (BENCH_PORTKEY=0)';
+  }
+  for (const t of targets.slice(0, 2)) await smokeTest(t);
+  const names = targets.map((t) => t.name);
+  const idle = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)?.rss]));
+  log(`targets: ${names.join(', ')}; ${seconds}s per phase, ${connections} connections, ${rate} req/s`);
+
+  const max = new Map<string, LoadResult>();
+  const paced = new Map<string, LoadResult>();
+  const bursty = new Map<string, LoadResult>();
+  const warmup = Math.max(1, Math.min(3, Math.round(seconds / 4)));
+  for (const t of targets) {
+    log(`max throughput: ${t.name} ...`);
+    await autocannonRun(t, { connections, seconds: warmup }); // JIT warm-up, not counted
+    max.set(t.name, await autocannonRun(t, { connections, seconds }));
+  }
+  for (const t of targets) {
+    log(`${rate} req/s paced: ${t.name} ...`);
+    paced.set(t.name, await pacedRun(t, { rate, seconds }));
+  }
+  for (const t of targets) {
+    log(`${rate} req/s autocannon -R: ${t.name} ...`);
+    bursty.set(t.name, await autocannonRun(t, { connections: 16, seconds, overallRate: rate }));
+  }
+  log('streaming time to first byte ...');
+  const sampler = ttfbSampler(targets);
+  await sampler.sequential(20); // warm-up
+  const sequential = await sampler.sequential(Math.max(50, seconds * 30));
+  const concurrent = new Map<string, TtfbResult>();
+  for (const t of targets) concurrent.set(t.name, await sampler.concurrent(t, Math.max(200, seconds * 60), 16));
+  await sampler.close();
+  const memory = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)]));
+
+  const pick = <T>(map: Map<string, T>, get: (value: T) => number) =>
+    Object.fromEntries([...map].map(([name, value]) => [name, get(value)]));
+  const rows: Row[] = [
+    { label: `max throughput, ${connections} connections`, unit: 'rps', values: pick(max, (r) => r.rps) },
+    { label: '  latency p50 at max', unit: 'ms', added: true, values: pick(max, (r) => r.p50) },
+    { label: '  latency p99 at max', unit: 'ms', added: true, values: pick(max, (r) => r.p99) },
+    { label: `${rate} req/s paced: p50`, unit: 'ms', added: true, values: pick(paced, (r) => r.p50) },
+    { label: `${rate} req/s paced: p99`, unit: 'ms', added: true, values: pick(paced, (r) => r.p99) },
+    { label: `${rate} req/s autocannon -R: p50`, unit: 'ms', added: true, values: pick(bursty, (r) => r.p50) },
+    { label: `${rate} req/s autocannon -R: p99`, unit: 'ms', added: true, values: pick(bursty, (r) => r.p99) },
+    { label: 'stream TTFB sequential: p50', unit: 'ms', added: true, values: pick(sequential, (r) => r.p50) },
+    { label: 'stream TTFB sequential: p99', unit: 'ms', added: true, values: pick(sequential, (r) => r.p99) },
+    { label: 'stream TTFB 16 concurrent: p50', unit: 'ms', added: true, values: pick(concurrent, (r) => r.p50) },
+    { label: 'stream TTFB 16 concurrent: p99', unit: 'ms', added: true, values: pick(concurrent, (r) => r.p99) },
+    { label: 'RSS after start', unit: 'MiB', values: idle },
+    { label: 'peak RSS (VmHWM)', unit: 'MiB', values: Object.fromEntries(Object.entries(memory).map(([n, m]) => [n, m?.peak])) },
+  ];
+  const failures = names
+    .map((n) => [n, (max.get(n)?.failures ?? 0) + (paced.get(n)?.failures ?? 0) + (bursty.get(n)?.failures ?? 0) + (sequential.get(n)?.failures ?? 0) + (concurrent.get(n)?.failures ?? 0)] as const)
+    .filter(([, count]) => count > 0);
+
+  // The aims of issue 2, judged on this run (Portkey's own figures when it could run here).
+  const ours = max.get('gateway')!.rps;
+  const peerRps = max.get('portkey')?.rps ?? PEER_REFERENCE.rps;
+  const addedP99 = paced.get('gateway')!.p99 - paced.get('direct')!.p99;
+  const addedTtfb = sequential.get('gateway')!.p50 - sequential.get('direct')!.p50;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const aims = [
+    `throughput ${Math.round(ours)} req/s = ${(ours / peerRps).toFixed(1)}× ${max.has('portkey') ? 'Portkey here' : 'the reference 1,100'} (aim ≥ 6×): ${verdict(ours >= 6 * peerRps)}`,
+    `added p99 at ${rate} req/s (paced): ${addedP99.toFixed(2)} ms (aim < 1 ms): ${verdict(addedP99 < 1)}`,
+    `added time to first streamed byte (p50): ${addedTtfb.toFixed(2)} ms (aim < 1 ms): ${verdict(addedTtfb < 1)}`,
+  ];
+
+  console.log(`\nLLM gateway bench — node ${process.version}, ${seconds}s phases, mock answers at once (0 ms)\n`);
+  console.log(textTable(rows, names));
+  console.log('\n(ms): milliseconds; figures in brackets: added over going straight to the mock.');
+  if (peerNote) console.log(peerNote);
+  if (failures.length) console.log(`failed requests: ${failures.map(([n, c]) => `${n} ${c}`).join(', ')}`);
+  console.log(`\nAims (issue 2; Portkey ${PORTKEY_VERSION} reference: ~${PEER_REFERENCE.rps} req/s, +${PEER_REFERENCE.addedP99} ms p99, +${PEER_REFERENCE.addedTtfb} ms TTFB):`);
+  for (const line of aims) console.log(`  ${line}`);
+  console.log(`\nMarkdown (for bench/README.md):\n\n${markdownTable(rows, names)}\n`);
+  log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  await shutdown();
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+async function shutdown() {
+  await Promise.allSettled(children.splice(0).reverse().map((c) => c.stop()));
+}
+
+process.once('SIGINT', () => void shutdown().finally(() => process.exit(130)));
+main().catch(async (error) => {
+  console.error(error instanceof Error ? error.message : error);
+  await shutdown();
+  process.exit(1);
+});
