@@ -7,9 +7,12 @@ import type { Logger } from './pipeline/types.ts';
 import type { ServerOptions } from './server.ts';
 import { installManagement } from './management/index.ts';
 import { responsesFeature } from './responses/index.ts';
+import { installSettings } from './settings/install.ts';
+import { installLogs } from './logs/install.ts';
 
 export async function installFeatures(_gateway: Gateway, _logger: Logger): Promise<ServerOptions> {
   const routes = [...(await installManagement(_gateway, _logger))];
+  routes.push(...(await installSettings(_gateway, _logger)), ...(await installLogs(_gateway, _logger)));
   const responses = responsesFeature(_gateway, _logger);
   routes.push(...responses.routes);
   return { routes, inference: [], mount: (app) => responses.mount(app) };

@@ -1,8 +1,11 @@
 /**
  * The call record the log step writes for one exchange. Costs use the prices in force when the
  * call was made (the snapshot the request started with), so later price changes never
- * rewrite history.
+ * rewrite history. Token counts are the upstream's usage when it reported one; otherwise
+ * (client gone, stream cut before the usage chunk) they are estimated from the request and
+ * from the text actually streamed, and `tokens_estimated` says so.
  */
+import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
 import type { GatewayContext } from './context.ts';
 import type { Outcome } from './outcome.ts';
 
@@ -20,6 +23,8 @@ export interface CallRecord {
   response_tokens: number;
   cached_tokens: number;
   reasoning_tokens: number;
+  /** True when the counts are estimates (no upstream usage). */
+  tokens_estimated: boolean;
   status: 'success' | 'error';
   http_status: number;
   error_code: string | null;
@@ -31,9 +36,13 @@ export interface CallRecord {
   stream: boolean;
   cache_hit: boolean;
   aborted: boolean;
+  /** An upstream answered (the call reached a model and produced content). */
+  served: boolean;
   attempts: Outcome['attempts'];
   input_price: number;
   output_price: number;
+  /** The account's settlement currency at call time (labels the cost). */
+  currency: string;
   request: unknown;
   response: unknown;
 }
@@ -48,6 +57,8 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
   const served = outcome.served;
   const model = served ? ctx.snapshot.models.get(served.model) ?? findModel(ctx, served.provider, served.upstreamModel) : undefined;
   const usage = outcome.usage;
+  // Only an answer that produced something can be estimated; an upstream error generated nothing.
+  const estimate = !usage && served !== undefined && outcome.text.length > 0;
   const logBodies = ctx.settings.security.request_logging;
   return {
     id: ctx.id,
@@ -59,14 +70,16 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     group_id: principal.groupId ?? null,
     provider_id: served?.provider ?? null,
     model: served?.model ?? ctx.body.model ?? '',
-    request_tokens: usage?.prompt_tokens ?? 0,
-    response_tokens: usage?.completion_tokens ?? 0,
+    request_tokens: usage?.prompt_tokens ?? (estimate ? estimatePromptTokens(ctx.body.messages) : 0),
+    response_tokens: usage?.completion_tokens ?? (estimate ? estimateTokens(outcome.text) : 0),
     cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
     reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
-    status: outcome.status === 200 && !outcome.error ? 'success' : 'error',
+    tokens_estimated: estimate,
+    status: outcome.status === 200 && !outcome.error && !outcome.aborted ? 'success' : 'error',
     http_status: outcome.status,
-    error_code: outcome.error?.code ?? null,
-    error_message: outcome.error?.message ?? null,
+    // An upstream error without a code keeps its type, so a failed call always has an error_code.
+    error_code: outcome.error ? (outcome.error.code ?? outcome.error.type) : outcome.aborted ? 'client_closed' : null,
+    error_message: outcome.error?.message ?? (outcome.aborted ? 'The client closed the connection before the answer ended.' : null),
     latency_ms: outcome.durationMs,
     ttft_ms: outcome.ttfbMs ?? null,
     ip: ctx.ip,
@@ -74,9 +87,11 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     stream: outcome.streamed,
     cache_hit: outcome.cache === 'hit',
     aborted: outcome.aborted,
+    served: served !== undefined,
     attempts: outcome.attempts,
     input_price: model?.input_price ?? 0,
     output_price: model?.output_price ?? 0,
+    currency: ctx.settings.account.currency,
     request: logBodies ? ctx.rawBody : null,
     response: logBodies ? (outcome.response ?? (outcome.text ? { text: outcome.text } : null)) : null,
   };

@@ -1,0 +1,54 @@
+/**
+ * Retention: a background job deleting log rows older than `logs.retention_days` (read from
+ * the current snapshot each run, so a reload applies). Rollups are kept, so statistics keep
+ * their history. The timer is unref'd: it never holds the process open.
+ */
+import type { Logger } from '../pipeline/types.ts';
+import type { LogStore } from './types.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface RetentionJob {
+  /** Deletes what is due now; returns the rows removed. */
+  runOnce(now?: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Starts the job: a first pass shortly after start, then every `intervalMs` (default 1 h). */
+export function startRetention(store: LogStore, retentionDays: () => number, logger: Logger, intervalMs = 3_600_000): RetentionJob {
+  let running: Promise<number> | undefined;
+  let stopped = false;
+
+  async function runOnce(now = Date.now()): Promise<number> {
+    const days = retentionDays();
+    if (!(days > 0)) return 0;
+    const removed = await store.deleteOlderThan(now - days * DAY_MS);
+    if (removed > 0) logger.info('old logs deleted', { removed, retention_days: days });
+    return removed;
+  }
+
+  function tick() {
+    if (stopped || running) return;
+    running = runOnce()
+      .catch((error) => {
+        logger.warn('log retention failed', { error: String(error) });
+        return 0;
+      })
+      .finally(() => (running = undefined));
+  }
+
+  const first = setTimeout(tick, Math.min(intervalMs, 5_000));
+  first.unref();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

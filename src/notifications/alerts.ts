@@ -1,0 +1,105 @@
+/**
+ * Usage and balance alerts, checked after each logged call of an account that enabled them.
+ *
+ * Definitions (the spec leaves them open):
+ * - Usage: the tokens counted against the account's group quota (`gw:quota:group:<id>`, the
+ *   counter the quota step keeps) over the group's `quota_limit`. `email_usage_alert` mails when
+ *   usage crosses 80% and again at 100%.
+ * - Balance: what remains of that quota, `quota_limit - used` tokens. `email_low_balance` mails
+ *   when it falls below the account's `balance_threshold` (tokens; 0 disables it).
+ * Groups without a quota (`quota_limit` 0) have neither.
+ *
+ * De-duplication: each alert is sent once per crossing. A marker key in the state store
+ * (`gw:notify:<account>:<alert>:<group>:<limit>`, taken with an atomic increment, so one
+ * instance sends even with several) is cleared when the figure goes back (quota reset, limit
+ * raised), which re-arms the alert for the next crossing.
+ */
+import type { SettingsReader } from '../auth/account-policy.ts';
+import type { LogRecord } from '../logs/types.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { Runtime } from '../runtime.ts';
+import type { Mailer } from './mailer.ts';
+
+export const USAGE_THRESHOLDS = [80, 100] as const;
+const MARKER_TTL_MS = 400 * 86_400_000;
+
+export const groupQuotaKey = (groupId: string) => `gw:quota:group:${groupId}`;
+const markerKey = (account: string, alert: string, group: string, limit: number) => `gw:notify:${account}:${alert}:${group}:${limit}`;
+
+export interface AlertChecker {
+  /** Checks the thresholds of the record's account; resolves when any mail is sent. */
+  check(record: Pick<LogRecord, 'account_id' | 'group_id'>): Promise<void>;
+}
+
+export function createAlertChecker(runtime: Runtime, mailer: Mailer, logger: Logger): AlertChecker {
+  const settingsOf = (accountId: string) => {
+    const reader = runtime.services.settings as SettingsReader | undefined;
+    const defaults = runtime.snapshot.config.settings;
+    return reader ? reader.get(accountId, defaults) : Promise.resolve(defaults);
+  };
+
+  /** Sends once per crossing: true when this call took the marker and mailed. */
+  async function once(key: string, crossed: boolean, mail: () => Promise<void>): Promise<void> {
+    if (!crossed) {
+      // Back under the threshold: re-arm (a no-op for a missing key).
+      await runtime.store.del(key);
+      return;
+    }
+    if ((await runtime.store.incrBy(key, 1)) !== 1) return;
+    await runtime.store.set(key, '1', MARKER_TTL_MS);
+    try {
+      await mail();
+    } catch (error) {
+      await runtime.store.del(key); // not sent: try again on the next call
+      throw error;
+    }
+  }
+
+  return {
+    async check({ account_id, group_id }) {
+      if (!group_id) return;
+      const snapshot = runtime.snapshot;
+      const group = snapshot.groups.get(group_id);
+      const email = snapshot.accounts.get(account_id)?.email;
+      if (!group || group.quota_limit <= 0 || !email) return;
+      const { notifications } = await settingsOf(account_id);
+      const threshold = notifications.balance_threshold;
+      const lowBalanceOn = notifications.email_low_balance && threshold > 0;
+      if (!notifications.email_usage_alert && !lowBalanceOn) return;
+      const [used = 0] = await runtime.store.getCounters([groupQuotaKey(group_id)]);
+      const limit = group.quota_limit;
+      const percent = (used / limit) * 100;
+      const jobs: Promise<void>[] = [];
+      if (notifications.email_usage_alert) {
+        for (const level of USAGE_THRESHOLDS) {
+          jobs.push(
+            once(markerKey(account_id, `usage${level}`, group_id, limit), percent >= level, () =>
+              mailer.send({
+                to: email,
+                subject: level >= 100 ? `Quota used up: group ${group.name}` : `Usage alert: ${level}% of your quota used`,
+                text:
+                  `Your account ${account_id} has used ${used} of the ${limit} tokens of group ${group.name} ` +
+                  `(${Math.floor(percent)}%).\n` +
+                  (level >= 100 ? 'Further calls are refused until the quota is raised or reset.\n' : ''),
+              }),
+            ),
+          );
+        }
+      }
+      if (lowBalanceOn) {
+        const balance = Math.max(0, limit - used);
+        jobs.push(
+          once(markerKey(account_id, 'low_balance', group_id, limit), balance < threshold, () =>
+            mailer.send({
+              to: email,
+              subject: `Low balance: ${balance} tokens left`,
+              text: `The quota of group ${group.name} has ${balance} tokens left, below your threshold of ${threshold}.\n`,
+            }),
+          ),
+        );
+      }
+      const results = await Promise.allSettled(jobs);
+      for (const r of results) if (r.status === 'rejected') logger.warn('alert mail not sent', { account: account_id, error: String(r.reason) });
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Outgoing mail over the configured SMTP transport (`smtp: {url, from}`, CONTRACT). `url` is
+ * an `smtp://` or `smtps://` URL (user and password in it when needed); `json:` keeps messages
+ * in memory instead (`sent`), for development.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  /** Messages kept by the `json:` transport (empty for SMTP). */
+  readonly sent: Mail[];
+  close(): void;
+}
+
+export function createMailer(smtp: { url: string; from: string }): Mailer {
+  const sent: Mail[] = [];
+  const memory = smtp.url === 'json:' || smtp.url.startsWith('json:');
+  const transport: Transporter = memory ? nodemailer.createTransport({ jsonTransport: true }) : nodemailer.createTransport(smtp.url);
+  return {
+    sent,
+    async send(mail) {
+      await transport.sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
+      if (memory) sent.push(mail);
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
