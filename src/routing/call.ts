@@ -89,7 +89,9 @@ async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
   });
   if (reply.status >= 400) {
     const text = await reply.body.text().catch(() => '');
-    throw httpAttemptError(adapter.parseError(reply.status, text), parseRetryAfter(reply.headers['retry-after']));
+    const info = adapter.parseError(reply.status, text) as ReturnType<ProviderAdapter['parseError']> & { retryAfterMs?: number };
+    // The header wins; some formats (generateContent's RetryInfo) put the wait in the body instead.
+    throw httpAttemptError(info, parseRetryAfter(reply.headers['retry-after']) ?? info.retryAfterMs);
   }
   return reply;
 }

@@ -1,0 +1,139 @@
+/**
+ * The committed part of a stream: relay the upstream's chunks as one chunk stream, and decide
+ * how it ends.
+ * - After the upstream's finish_reason the answer is complete: close as soon as its usage has
+ *   come (or a short grace has passed), without waiting for an end marker that may never come.
+ * - A break before that is never made to look finished: it ends with an error (the renderer
+ *   turns it into the error event), unless a later target's model accepts an assistant prefix,
+ *   in which case the answer so far is sent there as a prefill and its continuation is spliced
+ *   into the same stream (attempt kind `resumed`).
+ */
+import type { GatewayContext } from '../pipeline/context.ts';
+import { GatewayError } from '../pipeline/errors.ts';
+import type { ChatChunk, ChatRequest } from '../providers/openai-types.ts';
+import type { Target } from '../providers/types.ts';
+import { AttemptError } from './attempt-error.ts';
+import { recordAttempt } from './attempts.ts';
+import { breakerFor, tryTargets } from './try-targets.ts';
+import { deploymentOf } from './breaker.ts';
+import { openStream, type OpenStream } from './call.ts';
+import { timeoutsFor } from './timeouts.ts';
+
+/** Longest wait for the usage chunk after the finish_reason (capped by the idle timeout). */
+export const AFTER_FINISH_GRACE_MS = 1000;
+
+export interface Opened {
+  stream: OpenStream;
+  target: Target;
+  index: number;
+  kind: 'first' | 'retry' | 'fallback' | 'resumed';
+}
+
+/** What a mid-stream failure looks like to the client. */
+export function midStreamError(error: AttemptError): GatewayError {
+  const timedOut = error.timedOut || error.info.code === 'upstream_timeout';
+  const reason = timedOut ? 'stalled' : 'broke off';
+  return new GatewayError(timedOut ? 504 : 502, 'upstream_error', `The upstream ${reason} after the answer had started: ${error.info.message}`, {
+    code: timedOut ? 'upstream_timeout' : 'stream_interrupted',
+  });
+}
+
+/** Head then rest of one upstream stream, ending early once the answer is complete. */
+async function* chunksOf(opened: OpenStream, graceMs: number): AsyncGenerator<ChatChunk> {
+  let finished = false;
+  const isFinish = (chunk: ChatChunk) => chunk.choices.some((choice) => choice.finish_reason);
+  for (const chunk of opened.head) {
+    finished ||= isFinish(chunk);
+    yield chunk;
+  }
+  for (;;) {
+    const pending = opened.rest.next();
+    let next: IteratorResult<ChatChunk>;
+    if (!finished) next = await pending;
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, graceMs, 'late')));
+      const raced = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
+      if (raced === 'late') {
+        pending.catch(() => {}); // the abort below rejects it
+        opened.abort();
+        return;
+      }
+      next = raced;
+    }
+    if (next.done) return;
+    const chunk = next.value;
+    yield chunk;
+    if (finished && chunk.usage) {
+      opened.abort(); // the answer and its usage are in: do not wait for the end marker
+      return;
+    }
+    finished ||= isFinish(chunk);
+  }
+}
+
+export interface RelayDeps {
+  now(): number;
+  /** Abort handle for the renderer: always the stream currently relayed. */
+  setAbort(abort: () => void): void;
+}
+
+/** Relay a committed stream to the end, resuming on a prefix-accepting fallback if it breaks. */
+export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps): AsyncGenerator<ChatChunk> {
+  let current = first;
+  let text = '';
+  let sawToolCalls = false;
+  let finished = false;
+  let frame: { id: string; created: number; model: string } | undefined;
+  let startedAt = deps.now();
+  for (;;) {
+    deps.setAbort(current.stream.abort);
+    const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
+    try {
+      for await (const chunk of chunksOf(current.stream, grace)) {
+        frame ??= { id: chunk.id, created: chunk.created, model: chunk.model };
+        // One chunk stream for the client, whichever upstream produced the piece.
+        chunk.id = frame.id;
+        chunk.created = frame.created;
+        chunk.model = frame.model;
+        for (const choice of chunk.choices) {
+          if (choice.delta?.content) text += choice.delta.content;
+          if (choice.delta?.tool_calls?.length) sawToolCalls = true;
+          if (choice.finish_reason) finished = true;
+        }
+        yield chunk;
+      }
+      return;
+    } catch (error) {
+      if (!(error instanceof AttemptError)) throw error; // the client left: nothing to report
+      if (finished) return; // the answer was complete; a broken tail changes nothing
+      recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
+      if (error.retrySame) await breakerFor(ctx, deps.now).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel), null).catch(() => {});
+      const resumed = sawToolCalls || !text ? null : await resume(ctx, text, current.index, deps.now);
+      if (!resumed) throw midStreamError(error);
+      current = resumed;
+      startedAt = deps.now();
+    }
+  }
+}
+
+/** Targets after `index` whose model is configured to accept a prefix and whose wire format can. */
+export function prefixTargets(ctx: GatewayContext, index: number): Array<{ target: Target; index: number }> {
+  return ctx.targets
+    .map((target, i) => ({ target, index: i }))
+    .filter(({ target, index: i }) => i > index && target.model?.accepts_prefix === true && ctx.runtime.adapters.get(target.provider).supportsPrefix);
+}
+
+/** Open the continuation on the first prefix-accepting target that answers; null if none does. */
+async function resume(ctx: GatewayContext, text: string, index: number, now: () => number): Promise<Opened | null> {
+  const candidates = prefixTargets(ctx, index);
+  if (!candidates.length || ctx.signal.aborted) return null;
+  const request: ChatRequest = { ...ctx.body, messages: [...ctx.body.messages, { role: 'assistant', content: text }] };
+  try {
+    const success = await tryTargets(ctx, openStream, { targets: candidates.map((c) => c.target), request, kind: 'resumed' }, now);
+    return { stream: success.value, target: success.target, index: candidates[success.index].index, kind: 'resumed' };
+  } catch {
+    // A refused or failed continuation must not become the caller's error: the original break is reported.
+    return null;
+  }
+}
