@@ -118,10 +118,10 @@ keys:
       'gateway.yaml:8:18 pipeline[1] must be `upstream`: the pipeline has to end with the upstream step',
     ]);
     expect(lines(`${BASE}pipeline:\n  - name: audit\n  - upstream\n`)).toEqual([
-      'gateway.yaml:9:11 pipeline[0].name "audit" is not a built-in step (log, auth, permission, rate-limit, cache, route, upstream); give `module` for a custom plugin',
+      'gateway.yaml:9:11 pipeline[0].name "audit" is not a built-in step (log, auth, permission, route, rate-limit, cache, concurrency, upstream); give `module` for a custom plugin',
     ]);
     expect(lines(`${BASE}pipeline: [auth, authz, upstream]\n`)).toEqual([
-      'gateway.yaml:8:18 pipeline[1] must be one of auth, permission, rate-limit, cache, route, upstream, log',
+      'gateway.yaml:8:18 pipeline[1] must be one of auth, permission, rate-limit, cache, route, upstream, log, concurrency',
     ]);
   });
 
@@ -162,7 +162,7 @@ describe('loadConfigText values', () => {
       api: { default_model: null, default_temperature: 0.7, stream_by_default: false },
       security: { ip_whitelist_enabled: false, allowed_ips: [], request_logging: true },
     });
-    expect(c.pipeline.map((p) => p.name)).toEqual(['log', 'auth', 'permission', 'rate-limit', 'cache', 'route', 'upstream']);
+    expect(c.pipeline.map((p) => p.name)).toEqual(['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream']);
     expect(c.pipeline[0]).toEqual({ name: 'log', enabled: true, options: {} });
     expect(c.management).toEqual({ write_back: true });
     expect(c.logs).toEqual({ retention_days: 30, batch_size: 200, flush_interval_ms: 500, queue_max: 10000 });
@@ -223,7 +223,7 @@ describe('loadConfigFile', () => {
     if (!r.ok) return;
     expect(r.config.providers[0]).toMatchObject({ id: 'mock', endpoint: 'http://127.0.0.1:9999/v1', api_key: 'mock-key', models: ['gpt-4o-mini', 'gpt-4o'] });
     expect(r.config.keys[0]).toMatchObject({ account: 'demo', key_hash: 'sha256:f6ac88c55c9d07d2a09b6dcfb38a6f327ba04d4744bdebe1b3abc4008a5ab60e' });
-    expect(r.config.pipeline.map((p) => p.name)).toEqual(['log', 'auth', 'permission', 'rate-limit', 'cache', 'route', 'upstream']);
+    expect(r.config.pipeline.map((p) => p.name)).toEqual(['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream']);
   });
 
   it('accepts the multi-provider example once its variables are set', async () => {
