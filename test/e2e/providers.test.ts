@@ -1,0 +1,121 @@
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { client, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+
+let mock: MockUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  mock = await startMockUpstream();
+  gw = await startTestGateway('providers.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
+});
+afterAll(async () => {
+  await gw?.close();
+  await mock?.close();
+});
+beforeEach(() => mock.reset());
+
+/** Each provider type: the model the client names, what the mock must see (path, auth header). */
+const TYPES = [
+  { type: 'compat', model: 'compat/m-compat', path: /^\/v1\/chat\/completions$/, auth: ['authorization', 'Bearer compat-secret'] },
+  { type: 'vendor_b', model: 'msgs/m-msgs', path: /^\/v1\/messages$/, auth: ['x-api-key', 'msgs-secret'] },
+  { type: 'vendor_c', model: 'gen/m-gen', path: /^\/v1beta\/models\/m-gen:(stream)?generateContent/i, auth: ['x-goog-api-key', 'gen-secret'] },
+  { type: 'vendor_d', model: 'dep/m-dep', path: /^\/openai\/deployments\/m-dep\/chat\/completions\?api-version=2024-10-21$/, auth: ['api-key', 'dep-secret'] },
+  { type: 'custom', model: 'cust/m-cust', path: /^\/custom\/m-cust\/chat\/completions$/, auth: ['authorization', 'Bearer cust-secret'] },
+] as const;
+
+const weatherTool: OpenAI.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>) {
+  let text = '';
+  let finish: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined;
+  const calls: Record<number, { id?: string; name?: string; arguments: string }> = {};
+  for await (const chunk of stream) {
+    for (const choice of chunk.choices) {
+      text += choice.delta?.content ?? '';
+      finish = choice.finish_reason ?? finish;
+      for (const call of choice.delta?.tool_calls ?? []) {
+        const slot = (calls[call.index] ??= { arguments: '' });
+        slot.id ??= call.id;
+        slot.name ??= call.function?.name;
+        slot.arguments += call.function?.arguments ?? '';
+      }
+    }
+    if (chunk.usage) usage = chunk.usage;
+  }
+  return { text, finish, usage, calls: Object.values(calls) };
+}
+
+describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
+  it('answers a chat completion, with the format path and auth header', async () => {
+    const completion = await client(gw).chat.completions.create({ model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }] });
+    expect(completion).toMatchObject({ object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello there' }, finish_reason: 'stop' }] });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+    expect(mock.requests).toHaveLength(1);
+    expect(mock.requests[0].format).toBe(type === 'custom' ? 'compat' : type);
+    expect(mock.requests[0].path).toMatch(path);
+    expect(mock.requests[0].headers[auth[0]]).toBe(auth[1]);
+    if (type === 'custom') expect(mock.requests[0].headers['x-tenant']).toBe('acme');
+  });
+
+  it('streams chunks ending in [DONE], with usage when asked', async () => {
+    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'one two three' }], stream: true, stream_options: { include_usage: true } });
+    const result = await collect(stream);
+    expect(result).toMatchObject({ text: 'Echo: one two three', finish: 'stop' });
+    expect(result.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(mock.requests[0].path).toMatch(path);
+  });
+
+  it('round-trips a tool call (non-stream) and a tool result', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Paris' }];
+    const first = await client(gw).chat.completions.create({ model, messages, tools: [weatherTool] });
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(call.function.name).toBe('get_weather');
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
+    const second = await client(gw).chat.completions.create({
+      model,
+      tools: [weatherTool],
+      messages: [...messages, first.choices[0].message as OpenAI.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
+    });
+    expect(second.choices[0].message.content).toBe('Tool said: sunny');
+  });
+
+  it('streams a tool call with argument deltas', async () => {
+    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'Rome' }], tools: [weatherTool], stream: true });
+    const result = await collect(stream);
+    expect(result.finish).toBe('tool_calls');
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]).toMatchObject({ name: 'get_weather' });
+    expect(result.calls[0].id).toBeTruthy();
+    expect(JSON.parse(result.calls[0].arguments)).toEqual({ city: 'Rome' });
+  });
+
+  it('passes an image part in the format of the upstream, stream and not', async () => {
+    const content: OpenAI.ChatCompletionContentPart[] = [
+      { type: 'text', text: 'what is this' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==' } },
+    ];
+    const completion = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content }] });
+    expect(completion.choices[0].message.content).toBe('Echo: what is this (+1 image)');
+    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content }], stream: true });
+    expect((await collect(stream)).text).toBe('Echo: what is this (+1 image)');
+  });
+
+  it('serves the responses interface, sync and streamed', async () => {
+    const response = await client(gw).responses.create({ model, input: 'hi there', instructions: 'Be brief.' });
+    expect(response).toMatchObject({ status: 'completed', model, output_text: 'Echo: hi there' });
+    expect(response.usage).toMatchObject({ input_tokens: 2, output_tokens: 3, total_tokens: 5 });
+    const stream = client(gw).responses.stream({ model, input: [{ role: 'user', content: [{ type: 'input_text', text: 'a b' }] }] });
+    let deltas = '';
+    for await (const event of stream) if (event.type === 'response.output_text.delta') deltas += event.delta;
+    const final = await stream.finalResponse();
+    expect(deltas).toBe('Echo: a b');
+    expect(final.status).toBe('completed');
+    expect(final.usage?.total_tokens).toBe(5);
+  });
+});
