@@ -1,0 +1,85 @@
+/**
+ * The account IP allow-list (`ip_whitelist_enabled` + `allowed_ips`): calls and management
+ * requests with the account's keys from other addresses are 403 `ip_not_allowed`; the master key
+ * is never blocked. X-Forwarded-For counts only when the peer is a configured trusted proxy.
+ */
+import { describe, expect, it } from 'vitest';
+import type { LogService } from '../../src/logs/service.ts';
+import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
+
+const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
+
+async function chat(url: string, key: string, forwardedFor?: string) {
+  const res = await fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+    },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function putSettings(url: string, body: unknown, key = DEMO_KEY, forwardedFor?: string) {
+  const res = await fetch(`${url}/v1/settings`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe('IP allow-list behind a trusted proxy (127.0.0.1 trusted)', () => {
+  const state = useGateway('logs.yaml');
+
+  it('allows the listed client address from X-Forwarded-For and refuses others', async () => {
+    const url = state.gw.url;
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
+    expect((await chat(url, DEMO_KEY, '203.0.113.9')).status).toBe(200);
+    // A chain: the nearest untrusted hop (right-most not trusted) is the client.
+    expect((await chat(url, DEMO_KEY, '198.51.100.1, 203.0.113.10')).status).toBe(200);
+    const refused = await chat(url, DEMO_KEY, '198.51.100.1');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('ip_not_allowed');
+    // No header: the proxy itself (127.0.0.1) is the client, not listed.
+    expect((await chat(url, DEMO_KEY)).status).toBe(403);
+    // The management API is bound too.
+    expect((await putSettings(url, { account: { language: 'fr' } }, DEMO_KEY, '198.51.100.1')).status).toBe(403);
+    // Other accounts and the master key are not affected.
+    expect((await chat(url, OTHER_KEY, '198.51.100.1')).status).toBe(200);
+    expect((await chat(url, MASTER_KEY, '198.51.100.1')).status).toBe(200);
+    // The log records the client address, not the proxy's; refusals are logged too (unbilled).
+    const logs = state.gw.gateway.runtime.services.logs as LogService;
+    await logs.queue.flush();
+    const served = await logs.store.list({ api_key_id: 'demo-key', status: 'success' }, 1, 10);
+    expect(served.items.map((l) => l.ip).sort()).toEqual(['203.0.113.10', '203.0.113.9']);
+    const refusals = await logs.store.list({ api_key_id: 'demo-key', status: 'error' }, 1, 10);
+    expect(refusals.items.map((l) => l.ip).sort()).toEqual(['127.0.0.1', '198.51.100.1']);
+    expect((await logs.store.get(refusals.items[0]!.id))!.error_code).toBe('ip_not_allowed');
+    // Turned off (from an allowed address), everyone gets through again.
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: false } }, DEMO_KEY, '203.0.113.9')).status).toBe(200);
+    expect((await chat(url, DEMO_KEY, '198.51.100.1')).status).toBe(200);
+  });
+});
+
+describe('IP allow-list without trusted proxies', () => {
+  const state = useGateway('settings.yaml');
+
+  it('ignores X-Forwarded-For: only the socket address counts', async () => {
+    const url = state.gw.url;
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
+    // A spoofed header does not help.
+    const spoofed = await chat(url, DEMO_KEY, '203.0.113.9');
+    expect(spoofed.status).toBe(403);
+    expect(spoofed.body.error.code).toBe('ip_not_allowed');
+    expect((await putSettings(url, { security: { allowed_ips: ['127.0.0.1'] } }, MASTER_KEY)).status).toBe(200); // master's own account
+    // The demo account can no longer reach its settings from here; an admin key cannot change them
+    // either (settings are per caller account), so allow the socket address via the store.
+    const settings = state.gw.gateway.runtime.services.settings as { update: Function };
+    await settings.update('demo', { security: { allowed_ips: ['127.0.0.1'] } }, state.gw.gateway.runtime.snapshot.config.settings);
+    expect((await chat(url, DEMO_KEY, '198.51.100.1')).status).toBe(200);
+    expect((await chat(url, DEMO_KEY)).status).toBe(200);
+  });
+});
