@@ -31,7 +31,13 @@ async function probe(check: () => Promise<{ latency: number; status?: ComponentS
 export async function health(runtime: Runtime) {
   const probes = (runtime.services.healthProbes as HealthProbe[] | undefined) ?? [];
   const cacheProbe = async () => {
-    const latency = await runtime.store.ping();
+    let latency: number;
+    try {
+      latency = await runtime.store.ping();
+    } catch {
+      // Shared store away: requests are served on local state (fail-open), so degraded, not an outage.
+      return { latency: 0, status: 'degraded' as ComponentStatus };
+    }
     return { latency, status: (runtime.store.healthy ? 'operational' : 'degraded') as ComponentStatus };
   };
   const byName = new Map(probes.map((p) => [p.name, p]));

@@ -1,0 +1,125 @@
+/**
+ * /v1/api-keys e2e: create (full key once), list masked with usage, update, rotate (old key dead
+ * at once), delete, ownership (members see only their own), admin creating for another account,
+ * and write_back: false answering 409.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+
+let upstream: MockUpstream;
+let gw: TestGateway;
+
+async function call(method: string, path: string, body?: unknown, key = MASTER_KEY) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+const chat = (key: string) => client(gw, key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'count these four words' }] });
+
+beforeAll(async () => {
+  upstream = await startMockUpstream();
+  gw = await startTestGateway('management.yaml', { MOCK_URL: `${upstream.url}/v1` });
+});
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+describe('api keys', () => {
+  let id: string;
+  let full: string;
+
+  it('a member creates a key for itself: 201, full sk-bf- key once, stored only as a hash', async () => {
+    const created = await call('POST', '/v1/api-keys', { name: 'ci', permissions: { models: ['gpt-4o-mini'], rate_limit: 30 } }, DEMO_KEY);
+    expect(created.status).toBe(201);
+    ({ id, key: full } = created.body);
+    expect(full).toMatch(/^sk-bf-[A-Za-z0-9_-]{43}$/); // 32 random bytes
+    expect(created.body).toMatchObject({ object: 'api_key', name: 'ci', status: 'active', permissions: { models: ['gpt-4o-mini'], rate_limit: 30 }, usage: { total_requests: 0, total_tokens: 0 }, account_id: 'demo' });
+    const yaml = await readFile(gw.configFile, 'utf8');
+    expect(yaml).not.toContain(full);
+    expect(yaml).toContain('key_hash: sha256:');
+    expect(yaml).toMatch(new RegExp(`hint: '?${full.slice(-4).replace(/[-_]/g, '\\$&')}'?\n`));
+  });
+
+  it('the new key works at once, and usage is counted', async () => {
+    const answer = await chat(full);
+    await expect.poll(async () => (await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body.usage).toEqual({ total_requests: 1, total_tokens: answer.usage!.total_tokens });
+  });
+
+  it('lists are masked and scoped to the caller account', async () => {
+    const mine = await call('GET', '/v1/api-keys', undefined, DEMO_KEY);
+    expect(mine.body.object).toBe('list');
+    expect(mine.body.data.map((k: any) => k.id).sort()).toEqual(['demo-key', id].sort());
+    const listed = mine.body.data.find((k: any) => k.id === id);
+    expect(listed.key).toBe(`sk-bf-…${full.slice(-4)}`);
+    expect(JSON.stringify(mine.body)).not.toContain(full);
+    // admin sees everything, and can filter by account
+    const adminKey = await call('POST', '/v1/api-keys', { name: 'other-key', account_id: 'other' });
+    expect(adminKey.status).toBe(201);
+    expect(adminKey.body.account_id).toBe('other');
+    expect((await call('GET', '/v1/api-keys?account_id=other')).body.data.map((k: any) => k.id)).toEqual([adminKey.body.id]);
+    // a member cannot see, change or create for someone else
+    expect((await call('GET', `/v1/api-keys/${adminKey.body.id}`, undefined, DEMO_KEY)).status).toBe(404);
+    expect((await call('PUT', `/v1/api-keys/${adminKey.body.id}`, { name: 'x' }, DEMO_KEY)).status).toBe(404);
+    expect((await call('DELETE', `/v1/api-keys/${adminKey.body.id}`, undefined, DEMO_KEY)).status).toBe(404);
+    expect((await call('POST', '/v1/api-keys', { name: 'sneaky', account_id: 'other' }, DEMO_KEY)).status).toBe(403);
+  });
+
+  it('update changes name/permissions and status inactive makes the key 401', async () => {
+    const put = await call('PUT', `/v1/api-keys/${id}`, { name: 'ci-renamed', permissions: { rate_limit: 5 } }, DEMO_KEY);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ id, name: 'ci-renamed', permissions: { models: ['gpt-4o-mini'], rate_limit: 5 }, key: `sk-bf-…${full.slice(-4)}` });
+    expect((await call('PUT', `/v1/api-keys/${id}`, { status: 'paused' }, DEMO_KEY)).body.error.param).toBe('status');
+    expect((await call('PUT', `/v1/api-keys/${id}`, { key_hash: 'sha256:00' }, DEMO_KEY)).status).toBe(400);
+    await call('PUT', `/v1/api-keys/${id}`, { status: 'inactive' }, DEMO_KEY);
+    const err = await chat(full).catch((e) => e);
+    expect(err.status).toBe(401);
+    expect(err.code).toBe('invalid_api_key');
+    await call('PUT', `/v1/api-keys/${id}`, { status: 'active' }, DEMO_KEY);
+    await expect(chat(full)).resolves.toBeTruthy();
+  });
+
+  it('rotate returns a new full key; the old one stops working at once', async () => {
+    const rotated = await call('POST', `/v1/api-keys/${id}/rotate`, undefined, DEMO_KEY);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.id).toBe(id);
+    expect(rotated.body.key).toMatch(/^sk-bf-/);
+    expect(rotated.body.key).not.toBe(full);
+    const old = await chat(full).catch((e) => e);
+    expect(old.status).toBe(401);
+    await expect(chat(rotated.body.key)).resolves.toBeTruthy();
+    full = rotated.body.key;
+  });
+
+  it('delete answers {id, object, deleted} and the key is 401 afterwards; unknown ids 404', async () => {
+    expect((await call('DELETE', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body).toEqual({ id, object: 'api_key', deleted: true });
+    expect((await chat(full).catch((e) => e)).status).toBe(401);
+    expect((await call('DELETE', `/v1/api-keys/${id}`)).status).toBe(404);
+    expect((await call('POST', `/v1/api-keys/nope/rotate`)).status).toBe(404);
+  });
+
+  it('with management.write_back: false, writes are 409 and the file is untouched', async () => {
+    const text = await readFile(gw.configFile, 'utf8');
+    await writeFile(gw.configFile, `${text}management:\n  write_back: false\n`);
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    const before = await readFile(gw.configFile, 'utf8');
+    for (const [method, path, body] of [
+      ['POST', '/v1/api-keys', { name: 'x' }],
+      ['POST', '/v1/admin/groups', { name: 'x' }],
+      ['PUT', '/v1/admin/groups/default', { priority: 1 }],
+      ['DELETE', '/v1/admin/models/gpt-4o-mini', undefined],
+    ] as const) {
+      const res = await call(method, path, body);
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toMatch(/only source/);
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    expect((await call('GET', '/v1/admin/groups')).status).toBe(200);
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * Several instances on one real Redis (127.0.0.1:6379): a key's rate limit holds across them, a
+ * management change on one reaches the other within a second (pub/sub; each writes its own copy
+ * of gateway.yaml), and losing Redis fails open with health showing the cache degraded, then
+ * recovers by itself. Each run uses a random key prefix so parallel runs never collide; the outage
+ * is simulated with a TCP proxy in front of Redis that the test closes and reopens.
+ */
+import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { serve } from 'srvx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installFeatures } from '../../src/features.ts';
+import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createServerApp } from '../../src/server.ts';
+import { createMemoryStore, createRedisStore, createResilientStore } from '../../src/store/index.ts';
+import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+
+const REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test:multi:${randomBytes(6).toString('hex')}:`;
+const logger = createLogger('silent');
+
+interface Instance {
+  gateway: Gateway;
+  url: string;
+  dir: string;
+  close(): Promise<void>;
+}
+
+let upstream: MockUpstream;
+const instances: Instance[] = [];
+
+async function startInstance(redisUrl: string): Promise<Instance> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-multi-'));
+  const configFile = join(dir, 'gateway.yaml');
+  await cp(resolve('test/fixtures/management.yaml'), configFile);
+  const store = createResilientStore(await createRedisStore(redisUrl, { prefix, connectTimeoutMs: 500, commandTimeoutMs: 300 }), createMemoryStore());
+  const env = { MOCK_URL: `${upstream.url}/v1`, GATEWAY_MASTER_KEY: MASTER_KEY, GATEWAY_DATA_DIR: join(dir, 'data'), PORT: '0' };
+  const gateway = await createGateway({ configFile, env, logger, watch: true, store });
+  const app = createServerApp(gateway, logger, await installFeatures(gateway, logger));
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', silent: true, gracefulShutdown: false });
+  await server.ready();
+  const instance: Instance = {
+    gateway,
+    url: server.url!.replace(/\/$/, ''),
+    dir,
+    async close() {
+      await server.close(true);
+      await gateway.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  instances.push(instance);
+  return instance;
+}
+
+async function call(at: Instance, method: string, path: string, body?: unknown, key = MASTER_KEY) {
+  const res = await fetch(`${at.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+const chat = (at: Instance, key: string) =>
+  client(at, key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+
+/** Milliseconds until `check` passes (polling every 20 ms), failing after `limitMs`. */
+async function timeUntil(check: () => Promise<boolean>, limitMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < limitMs) {
+    if (await check().catch(() => false)) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`not within ${limitMs} ms`);
+}
+
+/** A TCP proxy to Redis that can be stopped (dropping every connection) and started again. */
+async function redisProxy() {
+  const target = new URL(REDIS);
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const start = () =>
+    new Promise<void>((ok) => {
+      server = createServer((socket) => {
+        const upstreamSocket = connect(Number(target.port || 6379), target.hostname);
+        for (const s of [socket, upstreamSocket]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => {});
+        }
+        socket.pipe(upstreamSocket).pipe(socket);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as { port: number }).port;
+        ok();
+      });
+    });
+  await start();
+  return {
+    get url() {
+      return `redis://127.0.0.1:${port}${target.pathname}`;
+    },
+    start,
+    async stop() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => (server ? server.close(() => ok()) : ok()));
+      server = null;
+    },
+  };
+}
+
+beforeAll(async () => {
+  upstream = await startMockUpstream();
+});
+afterAll(async () => {
+  await Promise.all(instances.map((i) => i.close()));
+  await upstream?.close();
+});
+
+describe('two instances on one Redis', () => {
+  let a: Instance;
+  let b: Instance;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startInstance(REDIS), startInstance(REDIS)]);
+    await Promise.all([a.gateway.watcher?.ready, b.gateway.watcher?.ready]);
+  });
+
+  it('a key created on A works on B within a second, and B writes its own copy of the file', async () => {
+    const created = await call(a, 'POST', '/v1/api-keys', { name: 'shared', permissions: { rate_limit: 3 } }, DEMO_KEY);
+    expect(created.status).toBe(201);
+    const ms = await timeUntil(async () => (await call(b, 'GET', `/v1/api-keys/${created.body.id}`)).status === 200, 3000);
+    expect(ms).toBeLessThan(1000);
+    expect(await readFile(join(b.dir, 'gateway.yaml'), 'utf8')).toBe(await readFile(join(a.dir, 'gateway.yaml'), 'utf8'));
+    await expect(chat(b, created.body.key)).resolves.toBeTruthy();
+
+    // the 3-per-minute limit is shared: 1 was used on B; 2 more (A, B) pass, the next fails anywhere
+    await chat(a, created.body.key);
+    await chat(b, created.body.key);
+    const refusedA = await chat(a, created.body.key).catch((e) => e);
+    const refusedB = await chat(b, created.body.key).catch((e) => e);
+    expect([refusedA.status, refusedB.status]).toEqual([429, 429]);
+    expect(refusedA.headers.get('x-ratelimit-limit-requests')).toBe('3');
+  });
+
+  it('rotate on B invalidates the old key on A within a second', async () => {
+    const created = await call(b, 'POST', '/v1/api-keys', { name: 'rotating' }, DEMO_KEY);
+    await timeUntil(async () => (await chat(a, created.body.key)) !== undefined, 3000);
+    const rotated = await call(b, 'POST', `/v1/api-keys/${created.body.id}/rotate`, undefined, DEMO_KEY);
+    expect(rotated.status).toBe(200);
+    const ms = await timeUntil(async () => (await chat(a, created.body.key).catch((e) => e)).status === 401, 3000);
+    expect(ms).toBeLessThan(1000);
+    await expect(chat(a, rotated.body.key)).resolves.toBeTruthy();
+  });
+
+  it('provider secrets travel with the change: B calls the new provider with its api_key', async () => {
+    const created = await call(a, 'POST', '/v1/admin/providers', { id: 'shared-up', type: 'compat', endpoint: `${upstream.url}/v1`, api_key: 'sk-shared-upstream-key', models: ['gpt-4o'] });
+    expect(created.status).toBe(201);
+    await timeUntil(async () => (await call(b, 'GET', '/v1/admin/providers/shared-up')).status === 200, 3000);
+    await client(b, DEMO_KEY).chat.completions.create({ model: 'shared-up/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+    expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-shared-upstream-key');
+  });
+
+  it('group quota usage is shared: quota_used on B includes what A spent', async () => {
+    const before = (await call(b, 'GET', '/v1/admin/groups/default')).body.quota_used;
+    const answer = await chat(a, DEMO_KEY);
+    await timeUntil(async () => (await call(b, 'GET', '/v1/admin/groups/default')).body.quota_used === before + answer.usage!.total_tokens, 2000);
+  });
+});
+
+describe('losing Redis', () => {
+  it('fails open while Redis is away (health: cache degraded) and recovers by itself', async () => {
+    const proxy = await redisProxy();
+    const c = await startInstance(proxy.url);
+    const health = async () => (await (await fetch(`${c.url}/v1/system/health`)).json()) as any;
+    expect((await health()).components.cache).toBe('operational');
+    await proxy.stop();
+    await timeUntil(async () => (await health()).components.cache === 'degraded', 5000);
+    expect((await health()).status).toBe('degraded');
+    // requests keep flowing on local state
+    for (let i = 0; i < 3; i++) await expect(chat(c, DEMO_KEY)).resolves.toBeTruthy();
+    await proxy.start();
+    await timeUntil(async () => (await health()).components.cache === 'operational', 10000);
+    await expect(chat(c, DEMO_KEY)).resolves.toBeTruthy();
+  });
+});
