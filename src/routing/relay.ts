@@ -86,6 +86,8 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
   let finished = false;
   let frame: { id: string; created: number; model: string } | undefined;
   let startedAt = deps.now();
+  /** Whitespace trimmed off the prefix sent for a resume, expected again at the continuation's start. */
+  let overlap = '';
   for (;;) {
     deps.setAbort(current.stream.abort);
     const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
@@ -97,6 +99,11 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
         chunk.created = frame.created;
         chunk.model = frame.model;
         for (const choice of chunk.choices) {
+          if (overlap && choice.delta?.content) {
+            // The client already has this whitespace: splice without doubling it.
+            if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
+            overlap = '';
+          }
           if (choice.delta?.content) text += choice.delta.content;
           if (choice.delta?.tool_calls?.length) sawToolCalls = true;
           if (choice.finish_reason) finished = true;
@@ -109,8 +116,11 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
       if (finished) return; // the answer was complete; a broken tail changes nothing
       recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
       if (error.retrySame) await breakerFor(ctx, deps.now).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel), null).catch(() => {});
-      const resumed = sawToolCalls || !text ? null : await resume(ctx, text, current.index, deps.now);
+      // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
+      const prefix = text.trimEnd();
+      const resumed = sawToolCalls || !prefix ? null : await resume(ctx, prefix, current.index, deps.now);
       if (!resumed) throw midStreamError(error);
+      overlap = text.slice(prefix.length);
       current = resumed;
       startedAt = deps.now();
     }
