@@ -7,6 +7,8 @@ import type { Logger } from './pipeline/types.ts';
 import type { ServerOptions } from './server.ts';
 import { installManagement } from './management/index.ts';
 import { responsesFeature } from './responses/index.ts';
+import { installOAuth } from './oauth/index.ts';
+import { installSecurity } from './security/index.ts';
 import { installSettings } from './settings/install.ts';
 import { installLogs } from './logs/install.ts';
 
@@ -15,5 +17,14 @@ export async function installFeatures(_gateway: Gateway, _logger: Logger): Promi
   routes.push(...(await installSettings(_gateway, _logger)), ...(await installLogs(_gateway, _logger)));
   const responses = responsesFeature(_gateway, _logger);
   routes.push(...responses.routes);
-  return { routes, inference: [], mount: (app) => responses.mount(app) };
+  const oauth = await installOAuth(_gateway, _logger);
+  routes.push(...installSecurity(_gateway, _logger));
+  return {
+    routes,
+    inference: [],
+    mount: (app) => {
+      responses.mount(app);
+      oauth.mount(app);
+    },
+  };
 }

@@ -1,0 +1,20 @@
+/**
+ * The platform's OAuth scopes (spec 4.10) and what the consent page says about each.
+ */
+export const PLATFORM_SCOPES = {
+  'read:user': 'Read your user information and security settings',
+  'write:user': 'Change your user information and security settings',
+  'read:api': 'Read your API keys and API usage',
+  'write:api': 'Create, change, rotate and delete your API keys',
+  'read:billing': 'Read your billing information (costs, exports)',
+  'write:billing': 'Manage top-ups and subscriptions',
+} as const;
+
+export type PlatformScope = keyof typeof PLATFORM_SCOPES;
+
+/** Every scope the provider knows: the platform's plus the OpenID ones. */
+export const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(PLATFORM_SCOPES)];
+
+/** Human text of a scope for the consent page. */
+export const describeScope = (scope: string) =>
+  (PLATFORM_SCOPES as Record<string, string>)[scope] ?? (scope === 'openid' ? 'Know who you are (your account id)' : scope);

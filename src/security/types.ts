@@ -1,0 +1,54 @@
+/**
+ * Account security state (spec 2.7) and the pending one-time codes (CONTRACT "Verification codes").
+ */
+
+export type CodeType = 'email' | 'sms' | 'totp';
+export const CODE_TYPES: readonly CodeType[] = ['email', 'sms', 'totp'];
+
+export interface TrustedDevice {
+  id: string;
+  name: string;
+  last_used: string;
+}
+
+/** What GET /v1/security/status answers. */
+export interface SecurityStatus {
+  email_verified: boolean;
+  phone_verified: boolean;
+  two_factor_enabled: boolean;
+  /** `totp` once enabled; null while 2FA is off. */
+  two_factor_method: string | null;
+  login_alerts_enabled: boolean;
+  trusted_devices: TrustedDevice[];
+}
+
+/** The stored state: the status plus what backs it. */
+export interface SecurityState extends SecurityStatus {
+  email?: string;
+  phone?: string;
+  /** Base32 TOTP secret of the enabled second factor. */
+  totp_secret?: string;
+  /** Last accepted TOTP time step: a code is not accepted twice. */
+  totp_last_step?: number;
+}
+
+/** A code sent and not yet used; only a salted hash of email/SMS codes is kept. */
+export interface PendingCode {
+  id: string;
+  type: CodeType;
+  recipient: string;
+  /** sha256(salt + code), hex; absent for TOTP enrolment. */
+  hash?: string;
+  salt?: string;
+  /** TOTP enrolment: the secret being enrolled. */
+  secret?: string;
+  sent_at: number;
+  expires_at: number;
+}
+
+/** Verification result (spec 2.7). */
+export interface VerificationResult {
+  success: boolean;
+  verified: boolean;
+  expires_at?: string;
+}

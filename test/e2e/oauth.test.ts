@@ -1,0 +1,416 @@
+/**
+ * The OAuth 2.0 authorization server end to end: a user agent driven with fetch (manual
+ * redirects, a cookie jar, real form posts) through login and consent, then the token endpoint,
+ * the access token on management routes, refresh rotation, discovery and PKCE.
+ */
+import { createServer } from 'node:net';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../_setup.ts';
+
+const REDIRECT = 'http://127.0.0.1:5999/callback';
+const DASHBOARD = { id: 'dashboard', secret: 'dashboard-secret-0123456789' };
+const READER = { id: 'reader', secret: 'reader-secret-0123456789' };
+const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
+const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Start a gateway whose base URL (the issuer) is its real address. */
+async function startOAuthGateway(env: Record<string, string> = {}): Promise<TestGateway & { base: string }> {
+  const port = await freePort();
+  const base = env.GATEWAY_BASE_URL ?? `http://127.0.0.1:${port}`;
+  const gw = await startTestGateway('oauth.yaml', { PORT: String(port), GATEWAY_BASE_URL: base, ...env });
+  return Object.assign(gw, { base });
+}
+
+/** A minimal browser: a cookie jar keyed by name (the newest value wins), manual redirects. */
+class Browser {
+  readonly cookies = new Map<string, string>();
+  /** Pages seen on the way, for assertions. */
+  readonly pages: Array<{ url: string; status: number; body: string }> = [];
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
+      if (!value || expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  postForm(url: string, form: Record<string, string>) {
+    return this.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+}
+
+interface FlowResult {
+  /** The final redirect to the client, or null when the flow stopped on a page. */
+  callback: URL | null;
+  browser: Browser;
+  last: { status: number; body: string; url: string };
+}
+
+/**
+ * Drive the authorization flow from `authorizeUrl`: follow redirects, fill the login form with
+ * `user` and approve the consent form, until the user agent is sent to the redirect URI.
+ */
+async function authorize(authorizeUrl: string, user: { email: string; password: string }, browser = new Browser()): Promise<FlowResult> {
+  let url = authorizeUrl;
+  let response = await browser.request(url);
+  for (let step = 0; step < 12; step++) {
+    if (response.status >= 300 && response.status < 400) {
+      const location = new URL(response.headers.get('location')!, url);
+      if (location.href.startsWith(REDIRECT)) return { callback: location, browser, last: { status: response.status, body: '', url } };
+      url = location.href;
+      response = await browser.request(url);
+      continue;
+    }
+    const body = await response.text();
+    browser.pages.push({ url, status: response.status, body });
+    if (response.status === 200 && /name="password"/.test(body)) {
+      response = await browser.postForm(url, { action: 'login', email: user.email, password: user.password });
+    } else if (response.status === 200 && /value="consent"/.test(body)) {
+      response = await browser.postForm(url, { action: 'consent' });
+    } else {
+      return { callback: null, browser, last: { status: response.status, body, url } };
+    }
+  }
+  throw new Error('authorization flow did not finish');
+}
+
+function authorizeUrl(base: string, params: Record<string, string>): string {
+  const query = new URLSearchParams({ client_id: DASHBOARD.id, redirect_uri: REDIRECT, response_type: 'code', ...params });
+  return `${base}/oauth/authorize?${query}`;
+}
+
+async function tokenRequest(base: string, form: Record<string, string>, basic?: { id: string; secret: string }) {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
+  const response = await fetch(`${base}/oauth/token`, { method: 'POST', headers, body: new URLSearchParams(form).toString() });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function codeFor(base: string, scope: string, user = ALICE, extra: Record<string, string> = {}) {
+  const state = randomBytes(8).toString('hex');
+  const flow = await authorize(authorizeUrl(base, { scope, state, ...extra }), user);
+  expect(flow.callback, flow.last.body).not.toBeNull();
+  expect(flow.callback!.searchParams.get('state')).toBe(state);
+  return flow.callback!.searchParams.get('code')!;
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('OAuth authorization server (memory store)', () => {
+  let gw: TestGateway & { base: string };
+  beforeAll(async () => {
+    gw = await startOAuthGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('publishes the discovery document with the base URL as issuer and /oauth endpoints', async () => {
+    const response = await fetch(`${gw.base}/.well-known/openid-configuration`);
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as Record<string, unknown>;
+    expect(doc.issuer).toBe(gw.base);
+    expect(doc.authorization_endpoint).toBe(`${gw.base}/oauth/authorize`);
+    expect(doc.token_endpoint).toBe(`${gw.base}/oauth/token`);
+    expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+    expect(doc.scopes_supported).toEqual(expect.arrayContaining(['read:user', 'write:user', 'read:api', 'write:api', 'read:billing', 'write:billing']));
+    expect(doc.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
+  });
+
+  it('keeps the signing keys in the data dir, readable by the owner only', async () => {
+    const info = await stat(join(gw.dir, 'data', 'oauth-jwks.json'));
+    expect(info.mode & 0o777).toBe(0o600);
+    const jwks = (await (await fetch(`${gw.base}/oauth/jwks`)).json()) as { keys: Array<Record<string, unknown>> };
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0].d).toBeUndefined();
+  });
+
+  it('runs login and consent, redirects with code and state, and exchanges the code (client_secret_post)', async () => {
+    const state = 'st-123';
+    const flow = await authorize(authorizeUrl(gw.base, { scope: 'read:user read:api', state }), ALICE);
+    const login = flow.browser.pages.find((p) => /name="password"/.test(p.body))!;
+    expect(login.body).toMatch(/<input[^>]+name="email"/);
+    const consent = flow.browser.pages.find((p) => /value="consent"/.test(p.body))!;
+    expect(consent.body).toContain('read:user');
+    expect(consent.body).toContain('read:api');
+    expect(flow.callback).not.toBeNull();
+    expect(flow.callback!.origin + flow.callback!.pathname).toBe(REDIRECT);
+    expect(flow.callback!.searchParams.get('state')).toBe(state);
+    const code = flow.callback!.searchParams.get('code')!;
+    expect(code).toMatch(/^[\w-]{20,}$/);
+
+    const token = await tokenRequest(gw.base, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: DASHBOARD.id,
+      client_secret: DASHBOARD.secret,
+      redirect_uri: REDIRECT,
+    });
+    expect(token.status).toBe(200);
+    expect(token.body).toMatchObject({ token_type: 'Bearer', scope: 'read:user read:api' });
+    expect(typeof token.body.access_token).toBe('string');
+    expect(typeof token.body.refresh_token).toBe('string');
+    expect(Number.isInteger(token.body.expires_in)).toBe(true);
+    expect(token.body.expires_in as number).toBeGreaterThan(0);
+
+    // A code is single-use.
+    const again = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret, redirect_uri: REDIRECT });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+  });
+
+  it('exchanges a code with client_secret_basic', async () => {
+    const code = await codeFor(gw.base, 'read:user');
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, DASHBOARD);
+    expect(token.status).toBe(200);
+    expect(token.body.scope).toBe('read:user');
+    expect(typeof token.body.refresh_token).toBe('string');
+  });
+
+  it('refuses a wrong client secret with 401 invalid_client', async () => {
+    const code = await codeFor(gw.base, 'read:user');
+    const post = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: 'wrong', redirect_uri: REDIRECT });
+    expect(post.status).toBe(401);
+    expect(post.body.error).toBe('invalid_client');
+    const basic = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, { id: DASHBOARD.id, secret: 'wrong' });
+    expect(basic.status).toBe(401);
+    expect(basic.body.error).toBe('invalid_client');
+  });
+
+  it('accepts the access token as Bearer on management routes and enforces scopes', async () => {
+    const code = await codeFor(gw.base, 'read:user read:api');
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret, redirect_uri: REDIRECT });
+    const access = token.body.access_token as string;
+
+    const status = await fetch(`${gw.base}/v1/security/status`, { headers: bearer(access) });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ two_factor_enabled: false });
+
+    const system = await fetch(`${gw.base}/v1/system/status`, { headers: bearer(access) });
+    expect(system.status).toBe(200);
+
+    // write:user was not granted.
+    const send = await fetch(`${gw.base}/v1/security/send-code`, {
+      method: 'POST',
+      headers: { ...bearer(access), 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'totp' }),
+    });
+    expect(send.status).toBe(403);
+    expect(((await send.json()) as { error: { code: string } }).error.code).toBe('insufficient_scope');
+
+    const unknown = await fetch(`${gw.base}/v1/security/status`, { headers: bearer('not-a-real-token-000000000000000000000000000') });
+    expect(unknown.status).toBe(401);
+  });
+
+  it('gives an admin account\'s token admin rights and a member\'s token none', async () => {
+    const rootCode = await codeFor(gw.base, 'read:user', ROOT);
+    const rootToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: rootCode, redirect_uri: REDIRECT }, DASHBOARD);
+    const aliceCode = await codeFor(gw.base, 'read:user');
+    const aliceToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: aliceCode, redirect_uri: REDIRECT }, DASHBOARD);
+    const asRoot = await fetch(`${gw.base}/v1/system/config`, { headers: bearer(rootToken.body.access_token as string) });
+    const asAlice = await fetch(`${gw.base}/v1/admin/providers`, { headers: bearer(aliceToken.body.access_token as string) });
+    expect(asRoot.status).toBe(200);
+    expect(asAlice.status).toBe(403);
+  });
+
+  it('rotates the refresh token: the refresh grant answers a new pair and the old one is refused', async () => {
+    const code = await codeFor(gw.base, 'read:user write:user');
+    const first = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret, redirect_uri: REDIRECT });
+    const oldRefresh = first.body.refresh_token as string;
+
+    const second = await tokenRequest(gw.base, { grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ token_type: 'Bearer', scope: 'read:user write:user' });
+    expect(second.body.refresh_token).not.toBe(oldRefresh);
+    expect(second.body.access_token).not.toBe(first.body.access_token);
+    const works = await fetch(`${gw.base}/v1/security/status`, { headers: bearer(second.body.access_token as string) });
+    expect(works.status).toBe(200);
+
+    const reused = await tokenRequest(gw.base, { grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+  });
+
+  it('shows the login form again with an error after a wrong password, then lets the user in', async () => {
+    const browser = new Browser();
+    const start = await browser.request(authorizeUrl(gw.base, { scope: 'read:user', state: 's1' }));
+    expect(start.status).toBe(303);
+    const formUrl = new URL(start.headers.get('location')!, gw.base).href;
+    expect(formUrl).toMatch(/\/oauth\/interaction\/[\w-]+$/);
+    expect((await browser.request(formUrl)).status).toBe(200);
+
+    const wrong = await browser.postForm(formUrl, { action: 'login', email: ALICE.email, password: 'nope' });
+    expect(wrong.status).toBe(401);
+    const body = await wrong.text();
+    expect(body).toContain('Wrong email or password.');
+    expect(body).toMatch(/<input[^>]+name="password"/);
+
+    const unknownUser = await browser.postForm(formUrl, { action: 'login', email: 'nobody@example.com', password: 'nope' });
+    expect(unknownUser.status).toBe(401);
+
+    const flow = await authorize(formUrl, ALICE, browser);
+    expect(flow.callback?.searchParams.get('state')).toBe('s1');
+    expect(flow.callback?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('answers an unknown interaction with an error page, not a crash', async () => {
+    const response = await fetch(`${gw.base}/oauth/interaction/does-not-exist`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('redirects with access_denied when the user denies consent', async () => {
+    const browser = new Browser();
+    let response = await browser.request(authorizeUrl(gw.base, { scope: 'read:user', state: 'deny' }));
+    let url = '';
+    for (let i = 0; i < 8 && response.status !== 200; i++) {
+      url = new URL(response.headers.get('location')!, gw.base).href;
+      response = await browser.request(url);
+    }
+    expect(await response.text()).toMatch(/name="password"/);
+    response = await browser.postForm(url, { action: 'login', ...ALICE });
+    for (let i = 0; i < 8 && response.status !== 200; i++) {
+      url = new URL(response.headers.get('location')!, gw.base).href;
+      response = await browser.request(url);
+    }
+    expect(await response.text()).toContain('value="consent"');
+    response = await browser.postForm(url, { action: 'abort' });
+    for (let i = 0; i < 8; i++) {
+      const location = new URL(response.headers.get('location')!, gw.base);
+      if (location.href.startsWith(REDIRECT)) {
+        expect(location.searchParams.get('error')).toBe('access_denied');
+        expect(location.searchParams.get('state')).toBe('deny');
+        return;
+      }
+      response = await browser.request(location.href);
+    }
+    throw new Error('no redirect to the client');
+  });
+
+  it('refuses a scope outside the client\'s list', async () => {
+    const browser = new Browser();
+    const response = await browser.request(
+      `${gw.base}/oauth/authorize?${new URLSearchParams({ client_id: READER.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'write:api', state: 'x' })}`,
+    );
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!);
+    expect(location.href.startsWith(REDIRECT)).toBe(true);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it('runs a PKCE S256 flow and refuses a wrong verifier', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
+    const bad = await codeFor(gw.base, 'read:user', ALICE, pkce);
+    const refused = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: bad, redirect_uri: REDIRECT, code_verifier: randomBytes(32).toString('base64url') }, DASHBOARD);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+
+    const good = await codeFor(gw.base, 'read:user', ALICE, pkce);
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: good, redirect_uri: REDIRECT, code_verifier: verifier }, DASHBOARD);
+    expect(token.status).toBe(200);
+    expect(token.body.scope).toBe('read:user');
+  });
+
+  it('works with openid-client (discovery, PKCE, code grant, refresh)', async () => {
+    const config = await oidc.discovery(new URL(gw.base), DASHBOARD.id, DASHBOARD.secret, oidc.ClientSecretPost(DASHBOARD.secret), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'read:api write:api',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const flow = await authorize(url.href, ALICE);
+    expect(flow.callback).not.toBeNull();
+    const tokens = await oidc.authorizationCodeGrant(config, flow.callback!, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.scope).toBe('read:api write:api');
+    expect(tokens.refresh_token).toBeTruthy();
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    // read:user was not asked for.
+    const status = await fetch(`${gw.base}/v1/security/status`, { headers: bearer(refreshed.access_token) });
+    expect(status.status).toBe(403);
+  });
+});
+
+describe('OAuth authorization server on Redis, shared by two instances', () => {
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `gwtest-oauth-${randomBytes(4).toString('hex')}:`;
+  let a: TestGateway & { base: string };
+  let b: TestGateway & { base: string };
+  let dataDir: string;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    // Instances behind one base URL share the keys directory (like cluster workers) and Redis.
+    dataDir = await mkdtemp(join(tmpdir(), 'gw-oauth-keys-'));
+    const env = { REDIS_URL: redisUrl, GATEWAY_REDIS_PREFIX: prefix, GATEWAY_DATA_DIR: dataDir };
+    a = await startOAuthGateway(env);
+    b = await startOAuthGateway({ ...env, GATEWAY_BASE_URL: a.base });
+    redis = new Redis(redisUrl);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    if (redis) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('authorizes on one instance, exchanges and uses the token on the other', async () => {
+    expect(a.gateway.runtime.store.kind).toBe('redis');
+    const code = await codeFor(a.base, 'read:user');
+    expect((await redis.keys(`${prefix}gw:oidc:AuthorizationCode:*`)).length).toBeGreaterThan(0);
+
+    const token = await tokenRequest(b.url, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret, redirect_uri: REDIRECT });
+    expect(token.status).toBe(200);
+    const onB = await fetch(`${b.url}/v1/security/status`, { headers: bearer(token.body.access_token as string) });
+    expect(onB.status).toBe(200);
+
+    const refreshed = await tokenRequest(a.base, { grant_type: 'refresh_token', refresh_token: token.body.refresh_token as string, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret });
+    expect(refreshed.status).toBe(200);
+    const reused = await tokenRequest(b.url, { grant_type: 'refresh_token', refresh_token: token.body.refresh_token as string, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+  });
+});
