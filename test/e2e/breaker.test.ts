@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { client, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+
+let mock: MockUpstream;
+let a: TestGateway;
+let b: TestGateway;
+
+beforeAll(async () => {
+  mock = await startMockUpstream();
+  // Two instances on one Redis (a fresh prefix per run): breaker state is shared between them.
+  const env = { MOCK_URL: `${mock.url}/v1`, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', GATEWAY_REDIS_PREFIX: `test-breaker-${randomUUID()}:` };
+  a = await startTestGateway('breaker.yaml', env);
+  b = await startTestGateway('breaker.yaml', env);
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await mock?.close();
+});
+beforeEach(() => mock.reset());
+
+const ask = (gw: TestGateway, model: string, fallbacks: string[] = ['main/healthy']) =>
+  client(gw).chat.completions.create({ model, fallbacks, messages: [{ role: 'user', content: 'hi' }] } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const calls = (model: string) => mock.requests.filter((r) => r.model === model).length;
+
+describe('circuit breaker per deployment', () => {
+  it('opens after consecutive failures, is shared across instances, probes after the cool-down and closes', async () => {
+    mock.setBehavior('sick', { status: 503 });
+    expect((await ask(a, 'main/sick')).model).toBe('main/healthy');
+    expect((await ask(b, 'main/sick')).model).toBe('main/healthy');
+    expect(calls('sick')).toBe(2);
+
+    // Open: neither instance calls the sick deployment; the provider's other model is unaffected.
+    expect((await ask(a, 'main/sick')).model).toBe('main/healthy');
+    expect((await ask(b, 'main/sick')).model).toBe('main/healthy');
+    expect(calls('sick')).toBe(2);
+    expect((await ask(a, 'main/other')).model).toBe('main/other');
+
+    // Without a fallback the caller gets 503 with Retry-After and no upstream call.
+    const refused = await ask(a, 'main/sick', []).catch((e) => e);
+    expect(refused).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(calls('sick')).toBe(2);
+
+    // After the cool-down one probe goes through; it fails, so the circuit opens for longer (2 s).
+    await sleep(1050);
+    expect((await ask(a, 'main/sick')).model).toBe('main/healthy');
+    expect(calls('sick')).toBe(3);
+    await sleep(1050);
+    expect((await ask(b, 'main/sick')).model).toBe('main/healthy');
+    expect(calls('sick')).toBe(3); // still open: the cool-down doubled
+
+    // The deployment recovers: the next probe succeeds and closes the circuit.
+    mock.setBehavior('sick', {});
+    await sleep(1100);
+    expect((await ask(b, 'main/sick')).model).toBe('main/sick');
+    expect((await ask(a, 'main/sick')).model).toBe('main/sick');
+    expect(calls('sick')).toBe(5);
+  });
+
+  it('does not count a 400 as a failure', async () => {
+    mock.setBehavior('other', { status: 400 });
+    for (let i = 0; i < 3; i++) expect(await ask(a, 'main/other', []).catch((e) => e.status)).toBe(400);
+    mock.setBehavior('other', {});
+    expect((await ask(a, 'main/other', [])).model).toBe('main/other');
+    expect(calls('other')).toBe(4);
+  });
+});
