@@ -1,0 +1,102 @@
+/**
+ * GET /metrics (Prometheus text): requests by model, provider and status, latency and TTFT
+ * histograms, tokens and cost, upstream errors and fallbacks, rate-limit rejections and the log
+ * queue depth; bearer-token access, per-gateway registries, and `enabled: false` after a reload.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEY, useGateway } from '../_setup.ts';
+
+const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
+const state = useGateway('metrics.yaml');
+const second = useGateway('logs.yaml');
+
+async function scrape(url: string, token?: string) {
+  const res = await fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+/** The value of one sample, labels matched exactly (order-insensitive); 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return 0;
+}
+
+async function chat(url: string, key: string, body: Record<string, unknown>) {
+  const res = await fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'hello there' }], ...body }),
+  });
+  await res.text();
+  return res.status;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 50)); // observers run after the last byte
+
+describe('metrics', () => {
+  it('needs the configured bearer token', async () => {
+    expect((await scrape(state.gw.url)).status).toBe(401);
+    expect((await scrape(state.gw.url, 'wrong')).status).toBe(401);
+    const ok = await scrape(state.gw.url, 'metrics-secret');
+    expect(ok.status).toBe(200);
+    expect(ok.type).toMatch(/^text\/plain/);
+    expect(ok.text).toContain('# TYPE gateway_requests_total counter');
+    // Without a token configured it is open.
+    expect((await scrape(second.gw.url)).status).toBe(200);
+  });
+
+  it('counts requests, latency, time to first token, tokens and cost', async () => {
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'gpt-4o-mini' })).toBe(200);
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'gpt-4o-mini' })).toBe(200);
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'gpt-4o-mini', stream: true })).toBe(200);
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'nope' })).toBe(404);
+    await settle();
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200' })).toBe(3);
+    expect(sample(text, 'gateway_requests_total', { model: 'nope', provider: '', status: '404' })).toBe(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(3);
+    expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(1);
+    // Mock usage: 2 prompt tokens ("hello there"), 3 completion tokens ("Echo: hello there").
+    expect(sample(text, 'gateway_tokens_total', { model: 'gpt-4o-mini', provider: 'mock', kind: 'prompt' })).toBe(6);
+    expect(sample(text, 'gateway_tokens_total', { model: 'gpt-4o-mini', provider: 'mock', kind: 'completion' })).toBe(9);
+    // 3 × (2 × 1 + 3 × 2) / 1000.
+    expect(sample(text, 'gateway_cost_total', { model: 'gpt-4o-mini', provider: 'mock', currency: 'CNY' })).toBeCloseTo(0.024, 9);
+    expect(text).toMatch(/^gateway_log_queue_depth \d+$/m);
+  });
+
+  it('counts upstream errors and fallbacks', async () => {
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/fail-500', fallbacks: ['gpt-4o-mini'] })).toBe(200);
+    await settle();
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    expect(sample(text, 'gateway_upstream_errors_total', { provider: 'mock', status: '500' })).toBe(1);
+    expect(sample(text, 'gateway_fallbacks_total', { model: 'gpt-4o-mini' })).toBe(1);
+  });
+
+  it('counts rate-limit rejections', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await chat(state.gw.url, OTHER_KEY, { model: 'gpt-4o-mini' }));
+    expect(statuses).toEqual([200, 200, 429]);
+    await settle();
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    expect(sample(text, 'gateway_rejections_total', { reason: 'rate_limit' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: '', status: '429' })).toBe(1);
+  });
+
+  it('keeps one registry per gateway', async () => {
+    const { text } = await scrape(second.gw.url);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200' })).toBe(0);
+  });
+
+  it('answers 404 once disabled by a reload', async () => {
+    const yaml = await readFile(state.gw.configFile, 'utf8');
+    await writeFile(state.gw.configFile, yaml.replace('  enabled: true\n  token: metrics-secret', '  enabled: false'));
+    expect((await state.gw.gateway.reload()).ok).toBe(true);
+    expect((await scrape(state.gw.url, 'metrics-secret')).status).toBe(404);
+  });
+});
