@@ -72,7 +72,8 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         for (const [name, value] of ctx.responseHeaders) if (!response.headers.has(name)) response.headers.set(name, value);
       }
       ctx.outcome.status = response.status;
-      if (!response.body || !ctx.outcome.streamed) {
+      // `streamed` first: reading `.body` of a FastResponse turns it back into a slow native one.
+      if (!ctx.outcome.streamed || !response.body) {
         ctx.outcome.aborted = ctx.signal.aborted;
         queueMicrotask(() => void complete(ctx));
         return response;

@@ -2,6 +2,7 @@
  * Turn the upstream step's result into the client's HTTP answer for each inference interface.
  * The responses interface registers its own renderer; chat completions is the default.
  */
+import { FastResponse } from 'srvx';
 import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
 import type { Endpoint, GatewayContext } from './context.ts';
 import { GatewayError, toGatewayError } from './errors.ts';
@@ -20,6 +21,13 @@ export const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 };
+
+/** Plain headers for srvx's FastResponse, which writes a string body straight to the socket. */
+function plainHeaders(ctx: GatewayContext, init: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of ctx.responseHeaders) headers[name] = value;
+  return Object.assign(headers, init);
+}
 
 function withHeaders(ctx: GatewayContext, init: Record<string, string>): Headers {
   const headers = new Headers(ctx.responseHeaders);
@@ -61,7 +69,8 @@ export function sseBody<T>(
 
 export const chatRenderer: Renderer = {
   json(ctx, completion) {
-    return new Response(JSON.stringify(completion), { status: 200, headers: withHeaders(ctx, { 'content-type': 'application/json' }) });
+    // A native Response would wrap the string in a web stream that srvx then reads back.
+    return new FastResponse(JSON.stringify(completion), { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
   },
   stream(ctx, chunks, abort) {
     const body = sseBody(
