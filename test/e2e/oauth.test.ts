@@ -232,6 +232,27 @@ describe('OAuth authorization server (memory store)', () => {
     expect(unknown.status).toBe(401);
   });
 
+  it('gates the management API by the token\'s scopes (CONTRACT "Identity")', async () => {
+    const code = await codeFor(gw.base, 'read:user read:api');
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, DASHBOARD);
+    const headers = { ...bearer(token.body.access_token as string), 'content-type': 'application/json' };
+    expect((await fetch(`${gw.base}/v1/settings`, { headers })).status).toBe(200);
+    expect((await fetch(`${gw.base}/v1/api-keys`, { headers })).status).toBe(200);
+    const refused: Array<[string, string, string]> = [
+      ['POST', '/v1/api-keys', 'write:api'],
+      ['PUT', '/v1/settings', 'write:user'],
+      ['GET', '/v1/statistics/cost', 'read:billing'],
+      ['GET', '/v1/statistics/export?format=csv', 'read:billing'],
+    ];
+    for (const [method, path, scope] of refused) {
+      const response = await fetch(`${gw.base}${path}`, { method, headers, body: method === 'GET' ? undefined : JSON.stringify({ name: 'x' }) });
+      expect(response.status, path).toBe(403);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code, path).toBe('insufficient_scope');
+      expect(body.error.message, path).toContain(scope);
+    }
+  });
+
   it('gives an admin account\'s token admin rights and a member\'s token none', async () => {
     const rootCode = await codeFor(gw.base, 'read:user', ROOT);
     const rootToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: rootCode, redirect_uri: REDIRECT }, DASHBOARD);
