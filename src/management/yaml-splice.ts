@@ -107,7 +107,7 @@ function spliceMap(original: string, oldMap: YAMLMap, newMap: YAMLMap): Edit[] |
     const newValue = next.value as Node | null;
     if (render(oldValue) === render(newValue)) continue;
     if (isScalar(oldValue) && isScalar(newValue) && oldValue.range) {
-      const bare = newValue.clone();
+      const bare = newValue.clone() as typeof newValue;
       bare.comment = undefined;
       bare.commentBefore = undefined;
       const text = render(bare).replace(/\n$/, '');
