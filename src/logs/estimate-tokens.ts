@@ -1,8 +1,8 @@
 /**
  * Token estimates for calls whose upstream never reported usage (a client that disconnected,
  * a stream cut before its usage chunk). No tokenizer package is bundled, so this is a BPE-like
- * heuristic: a word is about one token per four characters, punctuation and symbols one each,
- * CJK characters one each. It errs slightly high, so a broken stream is never billed as zero
+ * heuristic: a common word (up to 7 characters) is one token, a longer one a token per four
+ * characters, punctuation, symbols and CJK characters one each. It errs slightly high, so a broken stream is never billed as zero
  * nor far below what the upstream charged.
  */
 
@@ -14,7 +14,7 @@ export function estimateTokens(text: string): number {
   let tokens = 0;
   for (const match of text.matchAll(PIECE)) {
     const piece = match[0];
-    tokens += piece.length <= 4 ? 1 : Math.ceil(piece.length / 4);
+    tokens += piece.length <= 7 ? 1 : Math.ceil(piece.length / 4);
   }
   return tokens;
 }

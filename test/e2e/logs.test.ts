@@ -181,4 +181,19 @@ describe('call logs', () => {
     expect(detail.request_tokens).toBeGreaterThan(0);
     expect(detail.billed).toBe(true);
   });
+
+  it('bills a stream the upstream cut midway for what was streamed, not zero and not a whole answer', async () => {
+    state.mock.setBehavior('cut', { cutAfterChunks: 3, reply: 'alpha beta gamma delta epsilon zeta eta theta' });
+    const res = await chat(OTHER_KEY, { model: 'mock/cut', stream: true });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toContain('"error"');
+    expect(body).not.toContain('[DONE]');
+    await waitForLogs(7);
+    const newest = (await admin('/v1/admin/logs?api_key_id=other-key&page_size=1')).body.data[0];
+    const detail = (await admin(`/v1/admin/logs/${newest.id}`)).body;
+    expect(detail).toMatchObject({ model: 'mock/cut', status: 'error', stream: true, billed: true, response_tokens: 3 });
+    expect(detail.request_tokens).toBeGreaterThan(0);
+    expect(detail.error_code).toBeTruthy();
+  });
 });
