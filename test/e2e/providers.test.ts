@@ -119,3 +119,16 @@ describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
     expect(final.usage?.total_tokens).toBe(5);
   });
 });
+
+describe('the mock upstream checks each format's auth header', () => {
+  it('refuses a call without the header its format expects', async () => {
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"model":"m"}' }).then((r) => r.status);
+    expect(await post('/v1/messages', { 'anthropic-version': '2023-06-01' })).toBe(401);
+    expect(await post('/v1/messages', { 'x-api-key': 'k' })).toBe(401);
+    expect(await post('/v1beta/models/m:generateContent', { authorization: 'Bearer k' })).toBe(401);
+    expect(await post('/openai/deployments/m/chat/completions?api-version=2024-10-21', { authorization: 'Bearer k' })).toBe(401);
+    expect(await post('/v1/chat/completions', { 'x-api-key': 'k' })).toBe(401);
+    expect(await post('/v1/chat/completions', { authorization: 'Bearer k' })).toBe(200);
+  });
+});

@@ -72,7 +72,12 @@ function openaiFormat(name: string, match: (path: string) => string | null | und
   };
 }
 
-const bearer = (headers: IncomingHttpHeaders) => (/^Bearer \S+/.test(headers.authorization ?? '') ? null : 'Missing bearer token.');
+/** Compat upstreams take `Authorization: Bearer`; a keyless one (a local server) gets no header at all. */
+function bearer(headers: IncomingHttpHeaders): string | null {
+  if (headers['api-key'] || headers['x-api-key'] || headers['x-goog-api-key']) return 'Wrong auth header for this format: send Authorization: Bearer.';
+  if (headers.authorization === undefined) return null;
+  return /^Bearer \S+/.test(headers.authorization) ? null : 'Malformed bearer token.';
+}
 
 export const compatFormat = openaiFormat(
   'compat',
