@@ -120,7 +120,7 @@ describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
   });
 });
 
-describe('the mock upstream checks each format's auth header', () => {
+describe('the mock upstream checks the auth header of each format', () => {
   it('refuses a call without the header its format expects', async () => {
     const post = (path: string, headers: Record<string, string>) =>
       fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"model":"m"}' }).then((r) => r.status);
