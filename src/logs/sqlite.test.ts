@@ -62,3 +62,34 @@ describe('sqlite log store setup', () => {
     }
   });
 });
+
+describe('sqlite migrations across processes', () => {
+  it('several processes (cluster workers) migrating one new file at once all succeed', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'gw-sqlite-race-'));
+    try {
+      // All start migrating at the same instant, once loaded, to make them collide.
+      const start = Date.now() + 4000;
+      const script = `import { createLogStore } from './src/logs/index.ts';
+        while (Date.now() < ${start}) await new Promise((r) => setTimeout(r, 1));
+        const store = await createLogStore({ dataDir: ${JSON.stringify(dir)} });
+        await store.close();`;
+      const codes = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: 'ignore' });
+            child.once('exit', done);
+          }),
+        ),
+      );
+      expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+      const db = new Database(join(dir, 'gateway.db'));
+      const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
+      db.close();
+      expect(versions.length).toBeGreaterThan(0);
+      expect(new Set(versions.map((v) => (v as { version: number }).version)).size).toBe(versions.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

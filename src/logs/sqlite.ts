@@ -59,9 +59,13 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
         db.prepare('SELECT version FROM schema_migrations').all().map((r) => (r as { version: number }).version),
       );
       const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
       for (const m of sqliteMigrations) {
         if (applied.has(m.version)) continue;
+        // Cluster workers share the file and may start together: check again under the write
+        // lock (IMMEDIATE), so only the first applies a migration and the others skip it.
         db.transaction(() => {
+          if (done.get(m.version)) return;
           db.exec(m.sql);
           record.run(m.version, m.name, Date.now());
         }).immediate();
