@@ -28,12 +28,12 @@ export interface MetricsService {
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const TTFT_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 
-/** Rejections the gateway itself made, by error code (429 family). */
+/** Refusals the gateway itself made (no upstream attempt), by error code. */
 const REJECTIONS: Record<string, string> = {
   rate_limit_exceeded: 'rate_limit',
   insufficient_quota: 'quota',
-  concurrency_limit_exceeded: 'concurrency',
-  too_many_concurrent_requests: 'concurrency',
+  // The concurrency step answers 503 when no slot frees within api.queue_timeout_ms.
+  queue_timeout: 'concurrency',
 };
 
 export function createMetrics(prefix = 'gateway_'): MetricsService {
@@ -124,7 +124,7 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
           if (a.model !== prev.model || a.provider !== prev.provider) fallbacks.inc({ model: a.model });
         }
       }
-      const reason = outcome.status === 429 && outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
+      const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
       if (reason) rejections.inc({ reason });
     },
     gauge(name, help, read) {
