@@ -7,7 +7,7 @@ import type { Outcome } from './outcome.ts';
 
 const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
 
-/** Build a pipeline from inline definitions by stubbing the loader through custom modules. */
+/** Build a pipeline from inline definitions by swapping in a loader that returns them. */
 async function pipelineOf(defs: PluginDefinition<any>[]) {
   const runtime = testRuntime();
   const modules = new Map(defs.map((def) => [def.name, def]));
