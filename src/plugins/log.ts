@@ -5,6 +5,8 @@
  * metrics service when there is one.
  */
 import type { MetricsService } from '../metrics/service.ts';
+import type { GatewayContext } from '../pipeline/context.ts';
+import type { Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { buildLogRecord, type LogSink } from '../pipeline/log-record.ts';
 import schema from '../../schemas/plugins/log.schema.json' with { type: 'json' };
@@ -20,7 +22,7 @@ export default definePlugin({
         const record = principal ? buildLogRecord(ctx, outcome) : undefined;
         const metrics = runtime.services.metrics as MetricsService | undefined;
         try {
-          metrics?.observe({ model: outcome.served?.model ?? ctx.body?.model ?? '', outcome, record });
+          metrics?.observe({ model: metricModel(ctx, outcome), outcome, record });
         } catch (error) {
           logger.warn('metrics observe failed', { error: String(error), request: ctx.id });
         }
@@ -39,3 +41,17 @@ export default definePlugin({
     };
   },
 });
+
+/**
+ * The `model` label: the model that served, else the requested one when the gateway knows it.
+ * Names the gateway does not know become `(unknown)`: a client must not be able to create
+ * unbounded label values (one time series each) by sending random model names.
+ */
+function metricModel(ctx: GatewayContext, outcome: Outcome): string {
+  if (outcome.served) return outcome.served.model;
+  const model = ctx.body?.model;
+  if (!model) return '';
+  const slash = model.indexOf('/');
+  const known = ctx.snapshot.models.has(model) || (slash > 0 && ctx.snapshot.providers.has(model.slice(0, slash)));
+  return known ? model : '(unknown)';
+}
