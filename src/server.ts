@@ -5,12 +5,12 @@
 import { H3, type H3Event } from 'h3';
 import { bearerToken, resolveCredential } from './auth/credentials.ts';
 import type { Gateway } from './gateway.ts';
-import { clientIp } from './http/client-ip.ts';
+import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
 import { readJsonBody } from './http/read-body.ts';
 import { forbidden, insufficientScope, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
 import type { Logger } from './pipeline/types.ts';
-import { chatBody, handleInference, type BodyAdapter } from './routes/inference.ts';
+import { chatBody, handleInference } from './routes/inference.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { ApiContext, RouteDef } from './routes/types.ts';
 import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
@@ -18,16 +18,13 @@ import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
 export interface ServerOptions {
   /** Extra management routes (keys, admin resources, logs, statistics, settings...). */
   routes?: RouteDef[];
-  /** Extra inference endpoints (e.g. the responses interface). */
-  inference?: Array<{ path: string; endpoint: 'chat' | 'responses'; toChat: BodyAdapter }>;
+  /** Extra inference endpoints (e.g. the responses interface): POST handlers given the client IP. */
+  inference?: Array<{ path: string; handle(request: Request, ip: string): Promise<Response> }>;
   /** Mount raw handlers (OAuth) before the fallbacks. */
   mount?: (app: H3) => void;
 }
 
-function peerIp(event: H3Event, gateway: Gateway): string {
-  const req = event.req as Request & { ip?: string };
-  return clientIp(req.ip ?? '', req.headers.get('x-forwarded-for'), gateway.current.snapshot.config.server.trusted_proxies);
-}
+const peerIp = (event: H3Event, gateway: Gateway) => requestIp(event.req, gateway.current.snapshot.config.server.trusted_proxies);
 
 /** Compile an h3 path pattern to a regex, for the 405 check. */
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+').replace(/\*\*$/, '.*')}/?$`);
@@ -35,14 +32,11 @@ const patternOf = (path: string) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]
 export function createServerApp(gateway: Gateway, logger: Logger, options: ServerOptions = {}): H3 {
   const app = new H3();
   const known: Array<{ pattern: RegExp; method: string }> = [];
-  const inference = [{ path: '/api/v1/chat/completions', endpoint: 'chat' as const, toChat: chatBody }, ...(options.inference ?? [])];
+  const chat = { path: '/api/v1/chat/completions', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'chat', chatBody) };
 
-  for (const route of inference) {
+  for (const route of [chat, ...(options.inference ?? [])]) {
     known.push({ pattern: patternOf(route.path), method: 'POST' });
-    app.post(
-      route.path,
-      safe(logger, (event: H3Event) => handleInference(gateway, event.req, peerIp(event, gateway), route.endpoint, route.toChat)),
-    );
+    app.post(route.path, safe(logger, (event: H3Event) => route.handle(event.req, peerIp(event, gateway))));
   }
 
   for (const route of [...systemRoutes, ...(options.routes ?? [])]) {

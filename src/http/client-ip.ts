@@ -19,3 +19,8 @@ export function clientIp(peer: string, forwardedFor: string | null, trustedProxi
   for (let i = hops.length - 1; i >= 0; i--) if (!trusted(hops[i])) return hops[i];
   return hops[0] ?? address;
 }
+
+/** The client address of an incoming request (srvx exposes the socket peer as `request.ip`). */
+export function requestIp(request: Request, trustedProxies: string[]): string {
+  return clientIp((request as Request & { ip?: string }).ip ?? '', request.headers.get('x-forwarded-for'), trustedProxies);
+}

@@ -2,11 +2,8 @@
  * HTTP endpoints of the responses interface: POST /api/v1/responses (sync, stream or
  * background) and GET /api/v1/responses/:id (a stored response, to the key that created it).
  */
-import type { H3, H3Event } from 'h3';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import type { Gateway } from '../gateway.ts';
-import { clientIp } from '../http/client-ip.ts';
-import { safe } from '../http/handle.ts';
 import { readJsonBody } from '../http/read-body.ts';
 import { createContext } from '../pipeline/context.ts';
 import { invalidApiKey, missingApiKey, notFound } from '../pipeline/errors.ts';
@@ -18,11 +15,6 @@ import { getResponse, ownerOf } from './store.ts';
 import { responsesToChat } from './to-chat.ts';
 
 export const RESPONSES_PATH = '/api/v1/responses';
-
-function peerIp(event: H3Event, gateway: Gateway): string {
-  const req = event.req as Request & { ip?: string };
-  return clientIp(req.ip ?? '', req.headers.get('x-forwarded-for'), gateway.current.snapshot.config.server.trusted_proxies);
-}
 
 /**
  * POST handler. Like the chat inference route, except that `background: true` must answer
@@ -43,11 +35,6 @@ export async function handleResponses(gateway: Gateway, logger: Logger, request:
   }
   const ctx = createContext({ request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: request.signal });
   return pipeline.run(ctx);
-}
-
-/** Mount the POST route on the app (see features.ts). */
-export function mountResponses(app: H3, gateway: Gateway, logger: Logger): void {
-  app.post(RESPONSES_PATH, safe(logger, (event: H3Event) => handleResponses(gateway, logger, event.req, peerIp(event, gateway))));
 }
 
 /** GET /api/v1/responses/:id: 404 unless the caller's key created it (no existence leak). */
