@@ -4,14 +4,13 @@
  * flight, and after a restart the log holds one row per answered call. The queue here writes
  * only after a minute, so every row comes from the shutdown flush. SQLite and PostgreSQL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, waitHealthy } from '../_process.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -28,45 +27,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
 async function launch(configFile: string, env: Record<string, string>) {
-  const port = await freePort();
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      GATEWAY_CONFIG: configFile,
-      GATEWAY_MASTER_KEY: MASTER_KEY,
-      GATEWAY_WATCH: 'false',
-      MOCK_URL: `${mock.url}/v1`,
-      REDIS_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const gateway = await spawnGateway({
+    GATEWAY_CONFIG: configFile,
+    GATEWAY_MASTER_KEY: MASTER_KEY,
+    GATEWAY_WATCH: 'false',
+    MOCK_URL: `${mock.url}/v1`,
+    REDIS_URL: '',
+    ...env,
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/v1/system/health`)).status === 200) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`gateway did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, url, exited, output: () => output };
+  await waitHealthy(gateway);
+  return gateway;
 }
 
 async function run(env: Record<string, string>) {

@@ -3,7 +3,6 @@
  * redirects, a cookie jar, real form posts) through login and consent, then the token endpoint,
  * the access token on management routes, refresh rotation, discovery and PKCE.
  */
-import { createServer } from 'node:net';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../_process.ts';
 import { startTestGateway, type TestGateway } from '../_setup.ts';
 
 const REDIRECT = 'http://127.0.0.1:5999/callback';
@@ -18,17 +18,6 @@ const DASHBOARD = { id: 'dashboard', secret: 'dashboard-secret-0123456789' };
 const READER = { id: 'reader', secret: 'reader-secret-0123456789' };
 const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
 const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start a gateway whose base URL (the issuer) is its real address. */
 async function startOAuthGateway(env: Record<string, string> = {}): Promise<TestGateway & { base: string }> {

@@ -1,12 +1,11 @@
 /**
  * The real entry point as an operator runs it: `tsx src/main.ts` in a child process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, waitHealthy } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,48 +21,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  configFile: string;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function launch(fixture: string, env: Record<string, string>): Promise<Running> {
+async function launch(fixture: string, env: Record<string, string>) {
   const configFile = join(dir, `${fixture}-${Date.now()}.yaml`);
   await cp(resolve('test/fixtures', fixture), configFile);
-  const port = await freePort();
-  let output = '';
-  // Plain node with the tsx loader, as `npm start` runs it: signals reach the gateway itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: configFile, GATEWAY_DATA_DIR: join(dir, 'data'), MOCK_URL: `${mock.url}/v1`, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, configFile, url: `http://127.0.0.1:${port}`, output: () => output, exited };
-}
-
-async function waitHealthy(url: string, timeoutMs = 45_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/v1/system/health`)).status === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('gateway did not become healthy');
+  const gateway = await spawnGateway({ GATEWAY_CONFIG: configFile, GATEWAY_DATA_DIR: join(dir, 'data'), MOCK_URL: `${mock.url}/v1`, ...env });
+  return { ...gateway, configFile };
 }
 
 const call = (url: string) =>
@@ -78,7 +40,7 @@ describe('the gateway process', { timeout: 90_000 }, () => {
   it('reloads on SIGHUP and shuts down cleanly on SIGTERM', async () => {
     const gw = await launch('chat.yaml', { GATEWAY_WATCH: 'false' });
     try {
-      await waitHealthy(gw.url);
+      await waitHealthy(gw);
       expect((await call(gw.url)).status).toBe(200);
       const file = gw.configFile;
       const text = await readFile(file, 'utf8');
@@ -110,7 +72,7 @@ describe('the gateway process', { timeout: 90_000 }, () => {
     const prefix = `gw-test-${process.pid}-${Date.now()}`;
     const gw = await launch('workers.yaml', { REDIS_URL, GATEWAY_REDIS_PREFIX: prefix });
     try {
-      await waitHealthy(gw.url);
+      await waitHealthy(gw);
       const statuses = [];
       for (let i = 0; i < 8; i++) statuses.push((await call(gw.url)).status);
       // rate_limit: 5 per minute for the key, counted once across both workers.

@@ -1,0 +1,51 @@
+/**
+ * Helpers for tests that run the gateway as an operator does: `node --import tsx src/main.ts`
+ * in a child process (plain node with the tsx loader, so signals reach the gateway itself).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+  /** Everything the process printed so far. */
+  output(): string;
+}
+
+/** Spawn the gateway on a free port with `env` added to this process's environment. */
+export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output };
+}
+
+/** Resolve once /v1/system/health answers 200; fail with the process output otherwise. */
+export async function waitHealthy(gateway: GatewayProcess, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`${gateway.url}/v1/system/health`)).status === 200) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`gateway did not become healthy:\n${gateway.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
