@@ -9,7 +9,7 @@
  * gateway into bench/.profiles).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pacedRun } from './paced.ts';
@@ -63,8 +63,16 @@ async function smokeTest(t: Target): Promise<void> {
   }
 }
 
+/** Other work on the machine skews every figure: say so next to them. */
+function machineNote(): string {
+  const [one] = loadavg();
+  const note = `machine: ${cpus().length} cores, load average ${one.toFixed(2)}`;
+  return one > 0.5 ? `${note} — BUSY: other processes compete for the CPU, figures are pessimistic` : note;
+}
+
 async function main() {
   const started = Date.now();
+  const loadBefore = machineNote();
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-'));
   const mock = await startMock();
   children.push(mock);
@@ -158,7 +166,8 @@ async function main() {
     `added time to first streamed byte (p50): ${addedTtfb.toFixed(2)} ms (aim < 1 ms): ${verdict(addedTtfb < 1)}`,
   ];
 
-  console.log(`\nLLM gateway bench — node ${process.version}, ${seconds}s phases, mock answers at once (0 ms)\n`);
+  console.log(`\nLLM gateway bench — node ${process.version}, ${seconds}s phases, mock answers at once (0 ms)`);
+  console.log(`before: ${loadBefore}\nafter:  ${machineNote()} (includes the bench itself)\n`);
   console.log(textTable(rows, names));
   console.log('\n(ms): milliseconds; figures in brackets: added over going straight to the mock.');
   if (peerNote) console.log(peerNote);
