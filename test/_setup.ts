@@ -54,17 +54,29 @@ export { startMockUpstream, type MockUpstream };
 
 /**
  * Register beforeAll/afterAll that start a mock upstream and a gateway on `fixture` (with
- * `MOCK_URL` set to the mock's `/v1`); the returned object is filled once they run.
+ * `MOCK_URL` set to the mock's `/v1` and `MOCK_BASE` to its root); the returned object is
+ * filled once they run.
  */
 export function useGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean } = {}) {
   const state = {} as { mock: MockUpstream; gw: TestGateway };
   beforeAll(async () => {
     state.mock = await startMockUpstream();
-    state.gw = await startTestGateway(fixture, { MOCK_URL: `${state.mock.url}/v1`, ...env }, options);
+    state.gw = await startTestGateway(fixture, { MOCK_URL: `${state.mock.url}/v1`, MOCK_BASE: state.mock.url, ...env }, options);
   });
   afterAll(async () => {
     await state.gw?.close();
     await state.mock?.close();
   });
   return state;
+}
+
+/** A JSON call to a management route; answers status, parsed body and headers. */
+export async function api(gw: { url: string }, method: string, path: string, body?: unknown, key = MASTER_KEY) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }

@@ -5,20 +5,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { api, client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
 let upstream: MockUpstream;
 let gw: TestGateway;
 
-async function call(method: string, path: string, body?: unknown, key = MASTER_KEY) {
-  const res = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, path: string, body?: unknown, key = MASTER_KEY) => api(gw, method, path, body, key);
 
 const chat = (key: string) => client(gw, key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'count these four words' }] });
 

@@ -6,20 +6,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, MASTER_KEY, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { api, client, MASTER_KEY, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
 let upstream: MockUpstream;
 let gw: TestGateway;
 
-async function call(method: string, path: string, body?: unknown, key = MASTER_KEY) {
-  const res = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
-}
+const call = (method: string, path: string, body?: unknown, key = MASTER_KEY) => api(gw, method, path, body, key);
 
 beforeAll(async () => {
   upstream = await startMockUpstream();

@@ -1,19 +1,9 @@
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { client, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { client, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('providers.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
-beforeEach(() => mock.reset());
+const env = useGateway('providers.yaml');
+beforeEach(() => env.mock.reset());
 
 /** Each provider type: the model the client names, what the mock must see (path, auth header). */
 const TYPES = [
@@ -52,32 +42,32 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>) {
 
 describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
   it('answers a chat completion, with the format path and auth header', async () => {
-    const completion = await client(gw).chat.completions.create({ model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }] });
+    const completion = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }] });
     expect(completion).toMatchObject({ object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello there' }, finish_reason: 'stop' }] });
     expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
-    expect(mock.requests).toHaveLength(1);
-    expect(mock.requests[0].format).toBe(type === 'custom' ? 'compat' : type);
-    expect(mock.requests[0].path).toMatch(path);
-    expect(mock.requests[0].headers[auth[0]]).toBe(auth[1]);
-    if (type === 'custom') expect(mock.requests[0].headers['x-tenant']).toBe('acme');
+    expect(env.mock.requests).toHaveLength(1);
+    expect(env.mock.requests[0].format).toBe(type === 'custom' ? 'compat' : type);
+    expect(env.mock.requests[0].path).toMatch(path);
+    expect(env.mock.requests[0].headers[auth[0]]).toBe(auth[1]);
+    if (type === 'custom') expect(env.mock.requests[0].headers['x-tenant']).toBe('acme');
   });
 
   it('streams chunks ending in [DONE], with usage when asked', async () => {
-    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'one two three' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'one two three' }], stream: true, stream_options: { include_usage: true } });
     const result = await collect(stream);
     expect(result).toMatchObject({ text: 'Echo: one two three', finish: 'stop' });
     expect(result.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
-    expect(mock.requests[0].path).toMatch(path);
+    expect(env.mock.requests[0].path).toMatch(path);
   });
 
   it('round-trips a tool call (non-stream) and a tool result', async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Paris' }];
-    const first = await client(gw).chat.completions.create({ model, messages, tools: [weatherTool] });
+    const first = await client(env.gw).chat.completions.create({ model, messages, tools: [weatherTool] });
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
-    const second = await client(gw).chat.completions.create({
+    const second = await client(env.gw).chat.completions.create({
       model,
       tools: [weatherTool],
       messages: [...messages, first.choices[0].message as OpenAI.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
@@ -86,7 +76,7 @@ describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
   });
 
   it('streams a tool call with argument deltas', async () => {
-    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'Rome' }], tools: [weatherTool], stream: true });
+    const stream = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'user', content: 'Rome' }], tools: [weatherTool], stream: true });
     const result = await collect(stream);
     expect(result.finish).toBe('tool_calls');
     expect(result.calls).toHaveLength(1);
@@ -100,17 +90,17 @@ describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
       { type: 'text', text: 'what is this' },
       { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==' } },
     ];
-    const completion = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content }] });
+    const completion = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'user', content }] });
     expect(completion.choices[0].message.content).toBe('Echo: what is this (+1 image)');
-    const stream = await client(gw).chat.completions.create({ model, messages: [{ role: 'user', content }], stream: true });
+    const stream = await client(env.gw).chat.completions.create({ model, messages: [{ role: 'user', content }], stream: true });
     expect((await collect(stream)).text).toBe('Echo: what is this (+1 image)');
   });
 
   it('serves the responses interface, sync and streamed', async () => {
-    const response = await client(gw).responses.create({ model, input: 'hi there', instructions: 'Be brief.' });
+    const response = await client(env.gw).responses.create({ model, input: 'hi there', instructions: 'Be brief.' });
     expect(response).toMatchObject({ status: 'completed', model, output_text: 'Echo: hi there' });
     expect(response.usage).toMatchObject({ input_tokens: 2, output_tokens: 3, total_tokens: 5 });
-    const stream = client(gw).responses.stream({ model, input: [{ role: 'user', content: [{ type: 'input_text', text: 'a b' }] }] });
+    const stream = client(env.gw).responses.stream({ model, input: [{ role: 'user', content: [{ type: 'input_text', text: 'a b' }] }] });
     let deltas = '';
     for await (const event of stream) if (event.type === 'response.output_text.delta') deltas += event.delta;
     const final = await stream.finalResponse();
@@ -123,7 +113,7 @@ describe.each(TYPES)('provider type $type', ({ type, model, path, auth }) => {
 describe('the mock upstream checks the auth header of each format', () => {
   it('refuses a call without the header its format expects', async () => {
     const post = (path: string, headers: Record<string, string>) =>
-      fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"model":"m"}' }).then((r) => r.status);
+      fetch(`${env.mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"model":"m"}' }).then((r) => r.status);
     expect(await post('/v1/messages', { 'anthropic-version': '2023-06-01' })).toBe(401);
     expect(await post('/v1/messages', { 'x-api-key': 'k' })).toBe(401);
     expect(await post('/v1beta/models/m:generateContent', { authorization: 'Bearer k' })).toBe(401);

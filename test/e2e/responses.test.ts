@@ -1,22 +1,12 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('responses.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
-beforeEach(() => mock.reset());
+const env = useGateway('responses.yaml');
+beforeEach(() => env.mock.reset());
 
 const post = (body: unknown, key = DEMO_KEY) =>
-  fetch(`${gw.url}/api/v1/responses`, {
+  fetch(`${env.gw.url}/api/v1/responses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -24,7 +14,7 @@ const post = (body: unknown, key = DEMO_KEY) =>
 
 describe('POST /api/v1/responses (sync)', () => {
   it('answers the 2.10 object with defaults echoed and usage details', async () => {
-    const response = await client(gw).responses.create({ model: 'gpt-4o-mini', input: 'hello there', instructions: 'Be brief.' });
+    const response = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'hello there', instructions: 'Be brief.' });
     expect(response).toMatchObject({
       object: 'response',
       status: 'completed',
@@ -53,7 +43,7 @@ describe('POST /api/v1/responses (sync)', () => {
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: 5,
     });
-    const sent = mock.requests[0].body;
+    const sent = env.mock.requests[0].body;
     expect(sent.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'hello there' },
@@ -63,14 +53,14 @@ describe('POST /api/v1/responses (sync)', () => {
 
   it('translates message arrays with image parts, tools, and a function call round trip', async () => {
     const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
-    const first = await client(gw).responses.create({
+    const first = await client(env.gw).responses.create({
       model: 'gpt-4o-mini',
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'weather in Paris?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' }] }],
       tools,
       tool_choice: { type: 'function', name: 'get_weather' },
       max_output_tokens: 50,
     });
-    const sent = mock.requests[0].body;
+    const sent = env.mock.requests[0].body;
     expect(sent.messages[0].content).toEqual([
       { type: 'text', text: 'weather in Paris?' },
       { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' } },
@@ -83,7 +73,7 @@ describe('POST /api/v1/responses (sync)', () => {
     expect(JSON.parse((call as OpenAI.Responses.ResponseFunctionToolCall).arguments)).toEqual({ city: 'weather in Paris?' });
 
     const fc = call as OpenAI.Responses.ResponseFunctionToolCall;
-    const second = await client(gw).responses.create({
+    const second = await client(env.gw).responses.create({
       model: 'gpt-4o-mini',
       input: [
         { role: 'user', content: 'weather in Paris?' },
@@ -93,7 +83,7 @@ describe('POST /api/v1/responses (sync)', () => {
       tools,
     });
     expect(second.output_text).toBe('Tool said: sunny');
-    expect(mock.requests[1].body.messages.slice(1)).toEqual([
+    expect(env.mock.requests[1].body.messages.slice(1)).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: fc.call_id, type: 'function', function: { name: 'get_weather', arguments: fc.arguments } }] },
       { role: 'tool', tool_call_id: fc.call_id, content: 'sunny' },
     ]);
@@ -114,7 +104,7 @@ describe('POST /api/v1/responses (sync)', () => {
       expect(answer.status).toBe(400);
       expect((await answer.json()).error).toMatchObject({ type: 'invalid_request_error', param });
     }
-    expect(mock.requests).toHaveLength(0);
+    expect(env.mock.requests).toHaveLength(0);
   });
 
   it('answers 401 without a valid key', async () => {
@@ -125,7 +115,7 @@ describe('POST /api/v1/responses (sync)', () => {
 
 describe('streaming responses', () => {
   it('streams the standard event sequence consumed by responses.stream()', async () => {
-    const stream = client(gw).responses.stream({ model: 'gpt-4o-mini', input: 'one two three' });
+    const stream = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'one two three' });
     const types: string[] = [];
     let text = '';
     for await (const event of stream) {
@@ -164,14 +154,14 @@ describe('streaming responses', () => {
     expect(sequence).toEqual(sequence.map((_, i) => i));
     expect(raw).not.toContain('[DONE]');
 
-    const events = await client(gw).responses.create({ model: 'gpt-4o-mini', input: 'c d', stream: true });
+    const events = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'c d', stream: true });
     let completed: OpenAI.Responses.Response | undefined;
     for await (const event of events) if (event.type === 'response.completed') completed = event.response;
     expect(completed?.output_text ?? completed?.output[0]).toBeTruthy();
   });
 
   it('streams function calls as function_call items with argument deltas', async () => {
-    const stream = client(gw).responses.stream({
+    const stream = client(env.gw).responses.stream({
       model: 'gpt-4o-mini',
       input: 'Paris',
       tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false }],
@@ -185,8 +175,8 @@ describe('streaming responses', () => {
   });
 
   it('ends a stream broken after the commit with response.failed and an error the SDK raises', async () => {
-    mock.setBehavior('cut', { cutAfterChunks: 2, reply: 'alpha beta gamma delta' });
-    const stream = client(gw).responses.stream({ model: 'mock/cut', input: 'x' });
+    env.mock.setBehavior('cut', { cutAfterChunks: 2, reply: 'alpha beta gamma delta' });
+    const stream = client(env.gw).responses.stream({ model: 'mock/cut', input: 'x' });
     const types: string[] = [];
     const error = await (async () => {
       for await (const event of stream) types.push(event.type);
@@ -200,34 +190,34 @@ describe('streaming responses', () => {
 
 describe('background responses', () => {
   it('answers queued at once, then GET shows in_progress and completed, only to the creating key', async () => {
-    mock.setBehavior('slow-50', { delayMs: 400, reply: 'later answer' });
+    env.mock.setBehavior('slow-50', { delayMs: 400, reply: 'later answer' });
     const started = Date.now();
-    const queued = await client(gw).responses.create({ model: 'mock/slow-50', input: 'x', background: true });
+    const queued = await client(env.gw).responses.create({ model: 'mock/slow-50', input: 'x', background: true });
     expect(Date.now() - started).toBeLessThan(350);
     expect(queued).toMatchObject({ object: 'response', status: 'queued', background: true });
 
-    const early = await client(gw).responses.retrieve(queued.id);
+    const early = await client(env.gw).responses.retrieve(queued.id);
     expect(early.status).toBe('in_progress');
-    const other = await client(gw, MASTER_KEY).responses.retrieve(queued.id).catch((e) => e);
+    const other = await client(env.gw, MASTER_KEY).responses.retrieve(queued.id).catch((e) => e);
     expect(other).toBeInstanceOf(OpenAI.NotFoundError);
 
     let done = early;
     for (let i = 0; i < 50 && done.status === 'in_progress'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      done = await client(gw).responses.retrieve(queued.id);
+      done = await client(env.gw).responses.retrieve(queued.id);
     }
     expect(done).toMatchObject({ id: queued.id, status: 'completed', output_text: 'later answer' });
     expect(done.usage?.output_tokens).toBe(2);
-    const missing = await client(gw).responses.retrieve('resp_unknown').catch((e) => e);
+    const missing = await client(env.gw).responses.retrieve('resp_unknown').catch((e) => e);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('stores a failed background call as failed with the error', async () => {
-    const queued = await client(gw).responses.create({ model: 'mock/fail-500', input: 'x', background: true });
-    let done = await client(gw).responses.retrieve(queued.id);
+    const queued = await client(env.gw).responses.create({ model: 'mock/fail-500', input: 'x', background: true });
+    let done = await client(env.gw).responses.retrieve(queued.id);
     for (let i = 0; i < 50 && done.status !== 'failed'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 30));
-      done = await client(gw).responses.retrieve(queued.id);
+      done = await client(env.gw).responses.retrieve(queued.id);
     }
     expect(done.status).toBe('failed');
     expect(done.error).toMatchObject({ code: 'upstream_unavailable' });

@@ -1,27 +1,17 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { client, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { client, useGateway } from '../_setup.ts';
 
-let mock: MockUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  mock = await startMockUpstream();
-  gw = await startTestGateway('resume.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
-});
-afterAll(async () => {
-  await gw?.close();
-  await mock?.close();
-});
+const env = useGateway('resume.yaml');
 beforeEach(() => {
-  mock.reset();
+  env.mock.reset();
   const reply = 'one two three four five';
-  mock.setBehavior('breaks', { cutAfterChunks: 2, chunkDelayMs: 10, reply });
-  for (const model of ['cont', 'plain', 'dep-cont']) mock.setBehavior(model, { reply });
+  env.mock.setBehavior('breaks', { cutAfterChunks: 2, chunkDelayMs: 10, reply });
+  for (const model of ['cont', 'plain', 'dep-cont']) env.mock.setBehavior(model, { reply });
 });
 
 async function read(fallbacks: string[]) {
-  const stream = await client(gw).chat.completions.create({
+  const stream = await client(env.gw).chat.completions.create({
     model: 'primary',
     fallbacks,
     messages: [{ role: 'user', content: 'count' }],
@@ -46,7 +36,7 @@ async function read(fallbacks: string[]) {
 describe('stream resume on a prefix-accepting fallback', () => {
   it('continues a broken stream on the fallback as the same chunk stream, logging the splice', async () => {
     const records: Array<{ attempts: Array<{ model: string; status: number; kind?: string }> }> = [];
-    const services = gw.gateway.runtime.services as Record<string, unknown>;
+    const services = env.gw.gateway.runtime.services as Record<string, unknown>;
     const previous = services.logs;
     services.logs = { enqueue: (record: (typeof records)[number]) => records.push(record) };
     const result = await read(['noprefix', 'prefill']);
@@ -63,8 +53,8 @@ describe('stream resume on a prefix-accepting fallback', () => {
     expect(result.ids.size).toBe(1);
     expect(result.usage).toBeDefined();
     // The model not configured for prefixes was never sent one; the continuation got the text so far.
-    expect(mock.requests.map((r) => r.model)).toEqual(['breaks', 'cont']);
-    const sent = mock.requests[1].body.messages;
+    expect(env.mock.requests.map((r) => r.model)).toEqual(['breaks', 'cont']);
+    const sent = env.mock.requests[1].body.messages;
     expect(sent.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'one two' }] });
     expect(sent[0]).toMatchObject({ role: 'user' });
   });
@@ -74,15 +64,15 @@ describe('stream resume on a prefix-accepting fallback', () => {
     expect(result.error).toBeInstanceOf(OpenAI.APIError);
     expect(result.error.error).toMatchObject({ code: 'stream_interrupted' });
     expect(result.text).toBe('one two ');
-    expect(mock.requests.map((r) => r.model)).toEqual(['breaks']);
+    expect(env.mock.requests.map((r) => r.model)).toEqual(['breaks']);
   });
 
   it('ends with the original error event when the resume attempt itself fails', async () => {
-    mock.setBehavior('cont', { status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'prefill refused' } } });
+    env.mock.setBehavior('cont', { status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'prefill refused' } } });
     const result = await read(['prefill']);
     expect(result.error).toBeInstanceOf(OpenAI.APIError);
     expect(result.error.error).toMatchObject({ code: 'stream_interrupted' });
     expect(result.text).toBe('one two ');
-    expect(mock.requests.map((r) => r.model)).toEqual(['breaks', 'cont']);
+    expect(env.mock.requests.map((r) => r.model)).toEqual(['breaks', 'cont']);
   });
 });
