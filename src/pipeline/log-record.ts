@@ -8,41 +8,22 @@
 import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
 import type { GatewayContext } from './context.ts';
 import type { Outcome } from './outcome.ts';
+import type { LogRecord } from '../logs/types.ts';
 
-export interface CallRecord {
-  id: string;
-  created_at: number;
+/** The ledger row's fields that the pipeline knows as they are (costs and billing come later). */
+type ObservedFields = Omit<LogRecord, 'endpoint' | 'attempts' | 'input_cost' | 'output_cost' | 'billed' | 'request' | 'response'>;
+
+export interface CallRecord extends ObservedFields {
   endpoint: string;
-  api_key_id: string;
-  api_key_name: string;
-  account_id: string;
-  group_id: string | null;
-  provider_id: string | null;
-  model: string;
-  request_tokens: number;
-  response_tokens: number;
-  cached_tokens: number;
-  reasoning_tokens: number;
   /** True when the counts are estimates (no upstream usage). */
   tokens_estimated: boolean;
-  status: 'success' | 'error';
-  http_status: number;
-  error_code: string | null;
-  error_message: string | null;
-  latency_ms: number;
-  ttft_ms: number | null;
-  ip: string;
-  user_agent: string;
-  stream: boolean;
-  cache_hit: boolean;
   aborted: boolean;
   /** An upstream answered (the call reached a model and produced content). */
   served: boolean;
   attempts: Outcome['attempts'];
+  /** Prices in force at call time (per thousand tokens); the log service turns them into costs. */
   input_price: number;
   output_price: number;
-  /** The account's settlement currency at call time (labels the cost). */
-  currency: string;
   request: unknown;
   response: unknown;
 }
