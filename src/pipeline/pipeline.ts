@@ -9,6 +9,7 @@ import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
 import { errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
 import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
+import { kOnBodyEnd, type SelfReportingBody } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 
 export interface Pipeline {
@@ -78,7 +79,17 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         queueMicrotask(() => void complete(ctx));
         return response;
       }
-      return new Response(observeBody(ctx, response.body, () => complete(ctx)), response);
+      const body = response.body as SelfReportingBody;
+      const reportsEnd = body[kOnBodyEnd];
+      if (reportsEnd && ctx.taps.length === 0) {
+        // Our own SSE bodies say when they end: no second stream around every chunk.
+        reportsEnd((aborted) => {
+          ctx.outcome.aborted = aborted;
+          void complete(ctx);
+        });
+        return response;
+      }
+      return new Response(observeBody(ctx, body, () => complete(ctx)), response);
     },
     async close() {
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));

@@ -35,14 +35,29 @@ function withHeaders(ctx: GatewayContext, init: Record<string, string>): Headers
   return headers;
 }
 
+/**
+ * Marks a body that reports its own end: the pipeline registers its completion callback here
+ * instead of wrapping the body in a second stream (one web stream per chunk, not two).
+ */
+export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');
+export type BodyEndListener = (aborted: boolean) => void;
+export type SelfReportingBody = ReadableStream<Uint8Array> & { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
+
 /** Pull-based SSE body: a chunk is encoded only when the client can take it (no buffering). */
 export function sseBody<T>(
   source: AsyncGenerator<T>,
   encode: (item: T) => Uint8Array | null,
   finish: (error: GatewayError | null) => Uint8Array | null,
   abort: () => void,
-): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
+): SelfReportingBody {
+  let onEnd: BodyEndListener | undefined;
+  let ended = false;
+  const end = (aborted: boolean) => {
+    if (ended) return;
+    ended = true;
+    onEnd?.(aborted);
+  };
+  const body: SelfReportingBody = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const next = await source.next();
@@ -50,6 +65,7 @@ export function sseBody<T>(
           const tail = finish(null);
           if (tail) controller.enqueue(tail);
           controller.close();
+          end(false);
           return;
         }
         const bytes = encode(next.value);
@@ -58,13 +74,19 @@ export function sseBody<T>(
         const tail = finish(toGatewayError(error));
         if (tail) controller.enqueue(tail);
         controller.close();
+        end(false);
       }
     },
     async cancel() {
+      end(true);
       abort();
       await source.return(undefined).catch(() => {});
     },
   }, { highWaterMark: 0 });
+  body[kOnBodyEnd] = (listener) => {
+    onEnd = listener;
+  };
+  return body;
 }
 
 export const chatRenderer: Renderer = {

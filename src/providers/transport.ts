@@ -8,7 +8,8 @@ export interface UpstreamCall {
   url: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  /** An AbortSignal or an EventEmitter emitting 'abort' (undici takes either). */
+  signal: AbortSignal | import('node:events').EventEmitter;
   connectTimeoutMs: number;
   /** Until response headers arrive. */
   headersTimeoutMs: number;

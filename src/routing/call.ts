@@ -3,6 +3,7 @@
  * open the stream far enough to see the first content token (late commit), so that a failure
  * before it can still fall over invisibly.
  */
+import { EventEmitter } from 'node:events';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
 import { decodeSse } from '../providers/sse.ts';
 import type { Transport } from '../providers/transport.ts';
@@ -30,28 +31,45 @@ export interface OpenStream {
   abort(): void;
 }
 
-/** Deadline bookkeeping for one attempt: the reason the attempt's controller fired. */
+/**
+ * The abort handle undici gets for one attempt. An EventEmitter (undici accepts one) instead of
+ * an AbortController: no transferable AbortSignal or DOMException per attempt on the hot path.
+ */
+class AttemptSignal extends EventEmitter {
+  aborted = false;
+  readonly reason = ATTEMPT_ABORTED;
+  abort() {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
+/** One shared reason: creating an Error per abort would capture (and source-map) a stack each time. */
+const ATTEMPT_ABORTED = Object.freeze(Object.assign(new Error('upstream call aborted by the gateway'), { code: 'UND_ERR_ABORTED' }));
+
+/** Deadline bookkeeping for one attempt: the reason the attempt's signal fired. */
 function deadline(signal: AbortSignal, totalMs: number) {
-  const controller = new AbortController();
+  const attempt = new AttemptSignal();
   let reason: 'client' | 'first_token' | 'total' | null = null;
   const fire = (why: typeof reason) => {
-    if (!controller.signal.aborted) {
+    if (!attempt.aborted) {
       reason = why;
-      controller.abort();
+      attempt.abort();
     }
   };
   const onClient = () => fire('client');
   if (signal.aborted) fire('client');
   else signal.addEventListener('abort', onClient, { once: true });
-  const total = setTimeout(() => fire('total'), totalMs);
+  const total = setTimeout(fire, totalMs, 'total');
   let firstToken: NodeJS.Timeout | undefined;
   return {
-    signal: controller.signal,
+    signal: attempt,
     get reason() {
       return reason;
     },
     armFirstToken(ms: number) {
-      firstToken = setTimeout(() => fire('first_token'), ms);
+      firstToken = setTimeout(fire, ms, 'first_token');
     },
     clearFirstToken() {
       clearTimeout(firstToken);

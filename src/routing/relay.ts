@@ -65,11 +65,27 @@ async function* chunksOf(opened: OpenStream, graceMs: number): AsyncGenerator<Ch
     const chunk = next.value;
     yield chunk;
     if (finished && chunk.usage) {
-      opened.abort(); // the answer and its usage are in: do not wait for the end marker
+      // The answer and its usage are in: end the client's stream now, and let the upstream's
+      // end marker drain in the background so its connection goes back to the pool.
+      drain(opened, graceMs);
       return;
     }
     finished ||= isFinish(chunk);
   }
+}
+
+/** Read what is left of a finished stream off the request path; abort it if it lingers. */
+function drain(opened: OpenStream, graceMs: number) {
+  const timer = setTimeout(opened.abort, graceMs);
+  void (async () => {
+    try {
+      while (!(await opened.rest.next()).done);
+    } catch {
+      // a tail that breaks after the finish changes nothing
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
 }
 
 export interface RelayDeps {
