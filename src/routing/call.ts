@@ -184,7 +184,9 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
 
 async function* translate(events: AsyncIterable<{ event?: string; data: string }>, translator: StreamTranslator) {
   for await (const event of events) {
+    // After the end marker, read on to the end of the body instead of breaking off: leaving
+    // early destroys the upstream response, which costs its keep-alive connection.
+    if (translator.done) continue;
     for (const chunk of translator.push(event)) yield chunk;
-    if (translator.done) return;
   }
 }
