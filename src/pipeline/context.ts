@@ -9,6 +9,7 @@ import type { Target } from '../providers/types.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
 import { createOutcome, type Outcome } from './outcome.ts';
 import type { Principal } from './principal.ts';
+import type { ClientSignal } from '../http/client-signal.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
 export type Endpoint = 'chat' | 'responses';
@@ -46,8 +47,8 @@ export interface GatewayContext {
   /** Headers every answer carries (rate-limit state, request id). */
   readonly responseHeaders: Headers;
   readonly taps: StreamTap[];
-  /** Aborted when the client disconnects (or the total deadline passes). */
-  readonly signal: AbortSignal;
+  /** Aborted when the client disconnects. */
+  readonly signal: ClientSignal;
 }
 
 export interface ContextInit {
@@ -58,7 +59,7 @@ export interface ContextInit {
   ip: string;
   body: ChatRequest;
   rawBody: unknown;
-  signal: AbortSignal;
+  signal: ClientSignal;
   id?: string;
   now?: number;
 }

@@ -3,6 +3,7 @@
  * priority gets it (ties: first come, first served). Waiting is bounded: a waiter that is not
  * admitted in time, or whose request is aborted, leaves the queue.
  */
+import type { ClientSignal } from '../http/client-signal.ts';
 export interface Waiter {
   priority: number;
   seq: number;
@@ -28,7 +29,7 @@ export class PriorityPool {
    * Resolves with a release function once a slot is held. Rejects with `timeout` after
    * `timeoutMs`, or with the signal's reason on abort.
    */
-  acquire(priority: number, timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
+  acquire(priority: number, timeoutMs: number, signal?: ClientSignal): Promise<() => void> {
     if (this.active < this.max && this.waiting.length === 0) {
       this.active++;
       return Promise.resolve(this.releaser());

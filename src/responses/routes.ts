@@ -5,6 +5,7 @@
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import type { Gateway } from '../gateway.ts';
 import { readJsonBody } from '../http/read-body.ts';
+import { clientSignal } from '../http/client-signal.ts';
 import { createContext } from '../pipeline/context.ts';
 import { invalidApiKey, missingApiKey, notFound } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
@@ -33,7 +34,7 @@ export async function handleResponses(gateway: Gateway, logger: Logger, request:
     const queued = await startBackground({ gateway, request, ip, raw, body, owner: ownerOf(principal), logger });
     return json(queued);
   }
-  const ctx = createContext({ request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: request.signal });
+  const ctx = createContext({ request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request) });
   return pipeline.run(ctx);
 }
 

@@ -9,6 +9,7 @@ import { createContext, type Endpoint } from '../pipeline/context.ts';
 import { missingApiKey } from '../pipeline/errors.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import { readJsonBody } from '../http/read-body.ts';
+import { clientSignal } from '../http/client-signal.ts';
 import chatSchema from '../../schemas/api/chat-completions.schema.json' with { type: 'json' };
 
 export const validateChatBody = compileBodyValidator<ChatRequest>(chatSchema);
@@ -22,7 +23,7 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
   if (!request.headers.get('authorization')) throw missingApiKey();
   const raw = await readJsonBody(request, snapshot.config.server.body_limit);
   const body = toChat(raw);
-  const ctx = createContext({ request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: request.signal });
+  const ctx = createContext({ request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request) });
   return pipeline.run(ctx);
 }
 

@@ -1,3 +1,5 @@
+import type { ClientSignal } from '../http/client-signal.ts';
+
 /** Exponential backoff with full jitter in [delay/2, delay], capped. */
 export function backoffDelay(retry: number, baseMs: number, maxMs: number, random = Math.random): number {
   const delay = Math.min(maxMs, baseMs * 2 ** retry);
@@ -5,7 +7,7 @@ export function backoffDelay(retry: number, baseMs: number, maxMs: number, rando
 }
 
 /** Resolve after `ms`, or reject early when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: ClientSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

@@ -4,6 +4,7 @@
  * before it can still fall over invisibly.
  */
 import { EventEmitter } from 'node:events';
+import type { ClientSignal } from '../http/client-signal.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
 import { decodeSse } from '../providers/sse.ts';
 import type { Transport } from '../providers/transport.ts';
@@ -19,7 +20,7 @@ export interface AttemptInput {
   transport: Transport;
   timeouts: Timeouts;
   /** The client's signal: its abort cancels the upstream call at every stage. */
-  signal: AbortSignal;
+  signal: ClientSignal;
 }
 
 /** An opened stream: the chunks read before the commit point, then the rest. */
@@ -49,7 +50,7 @@ class AttemptSignal extends EventEmitter {
 const ATTEMPT_ABORTED = Object.freeze(Object.assign(new Error('upstream call aborted by the gateway'), { code: 'UND_ERR_ABORTED' }));
 
 /** Deadline bookkeeping for one attempt: the reason the attempt's signal fired. */
-function deadline(signal: AbortSignal, totalMs: number) {
+function deadline(signal: ClientSignal, totalMs: number) {
   const attempt = new AttemptSignal();
   let reason: 'client' | 'first_token' | 'total' | null = null;
   const fire = (why: typeof reason) => {
