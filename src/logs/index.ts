@@ -1,9 +1,10 @@
 /**
  * Entry point of the call-log store: PostgreSQL when `databaseUrl` is set (`DATABASE_URL`),
- * else the embedded SQLite file under the data directory. Migrations run before it is returned.
+ * else the embedded SQLite file under the data directory, run in a worker thread so its
+ * synchronous driver never blocks the event loop. Migrations run before it is returned.
  */
 import { createPostgresLogStore } from './postgres.ts';
-import { createSqliteLogStore } from './sqlite.ts';
+import { createThreadedSqliteLogStore } from './sqlite-threaded.ts';
 import type { LogStore } from './types.ts';
 
 export interface LogStoreOptions {
@@ -13,7 +14,7 @@ export interface LogStoreOptions {
   databaseUrl?: string;
   /** PostgreSQL schema for the tables (tests use a throwaway one). */
   pgSchema?: string;
-  /** Errors of idle PostgreSQL connections. */
+  /** Errors outside any call: idle PostgreSQL connections, a crashed SQLite worker. */
   onError?: (error: Error) => void;
 }
 
@@ -21,7 +22,7 @@ export interface LogStoreOptions {
 export async function createLogStore(options: LogStoreOptions): Promise<LogStore> {
   const store = options.databaseUrl
     ? createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError })
-    : createSqliteLogStore({ dataDir: options.dataDir });
+    : createThreadedSqliteLogStore({ dataDir: options.dataDir, onError: options.onError });
   try {
     await store.migrate();
   } catch (e) {

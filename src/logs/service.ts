@@ -51,7 +51,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     dataDir: runtime.dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     pgSchema: env.DATABASE_SCHEMA || undefined,
-    onError: (error) => logger.warn('log database connection error', { error: String(error) }),
+    onError: (error) => logger.warn('log database error', { error: String(error) }),
   });
   const queue = createLogQueue(store, {
     batchSize: config.batch_size,

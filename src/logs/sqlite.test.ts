@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createLogStore } from './index.ts';
+import { createSqliteLogStore } from './sqlite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { makeRecord } from './test-records.ts';
 
@@ -11,7 +12,8 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gw-logs-'));
 }
 
-describeLogStore('sqlite', async () => {
+// What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
+describeLogStore('sqlite in a worker thread', async () => {
   const dir = tempDir();
   const store = await createLogStore({ dataDir: dir });
   return {
@@ -21,7 +23,21 @@ describeLogStore('sqlite', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}, 'sqlite');
+
+// The synchronous driver the worker wraps, on its own.
+describeLogStore('sqlite in-thread driver', async () => {
+  const dir = tempDir();
+  const store = createSqliteLogStore({ dataDir: dir });
+  await store.migrate();
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}, 'sqlite');
 
 describe('sqlite log store setup', () => {
   it('creates gateway.db in WAL mode and records each migration once', async () => {

@@ -1,8 +1,8 @@
 /**
  * The embedded log store: better-sqlite3 at `${dataDir}/gateway.db` (WAL, synchronous=NORMAL).
- * better-sqlite3 is synchronous; that is acceptable because writes come from the log queue off
- * the request path, one short transaction per batch, and reads are admin/statistics queries
- * bounded by indexes and the rollup table.
+ * better-sqlite3 is synchronous and blocks its thread for a whole batch transaction, so the
+ * gateway never runs this on its event loop: sqlite-threaded.ts runs it in a worker thread
+ * (sqlite-worker.ts). Direct use is for that worker, tools and tests.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

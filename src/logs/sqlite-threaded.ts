@@ -1,0 +1,128 @@
+/**
+ * The gateway's SQLite log store: a main-thread proxy for the synchronous better-sqlite3 store
+ * (sqlite.ts), which runs in a worker thread (sqlite-worker.ts). better-sqlite3 blocks the
+ * thread it runs on for the whole of a batch transaction with its rollup upserts; in a worker
+ * that is no longer the event loop serving requests (the hot path rule: no sync I/O).
+ *
+ * Each call posts `{id, method, args}` and resolves from the reply with the same id; failures
+ * come back as errors with the worker's message. A worker that dies rejects every pending call,
+ * is reported once through `onError`, and every later call rejects (the log queue keeps its
+ * records and retries with backoff; the `database` health probe turns red through `ping`).
+ */
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { fromWireError, type StoreMethod, type StoreReply } from './sqlite-protocol.ts';
+import type { SqliteLogStoreOptions } from './sqlite.ts';
+import type { LogStore } from './types.ts';
+
+export interface ThreadedSqliteLogStoreOptions extends SqliteLogStoreOptions {
+  /** Told once when the worker dies unexpectedly (default: console.error). */
+  onError?: (error: Error) => void;
+  /** Worker entry module (default sqlite-worker.ts); tests substitute one that crashes. */
+  workerEntry?: URL;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+const ENTRY = new URL('./sqlite-worker.ts', import.meta.url);
+
+/** Starts the store's worker; call `migrate()` (as createLogStore does) before use. */
+export function createThreadedSqliteLogStore(options: ThreadedSqliteLogStoreOptions): LogStore {
+  const worker = startWorker(options.workerEntry ?? ENTRY, { dataDir: options.dataDir, file: options.file });
+  const report = options.onError ?? ((error: Error) => console.error(error));
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let down: Error | undefined;
+  let closing: Promise<void> | undefined;
+
+  // An idle store must not keep the process alive (the synchronous one did not); while a call
+  // is in flight it must, or a script awaiting only the store would exit under it.
+  worker.unref();
+
+  worker.on('message', (reply: StoreReply) => {
+    const call = pending.get(reply.id);
+    if (!call) return;
+    settled(reply.id);
+    if (reply.ok) call.resolve(reply.value);
+    else call.reject(fromWireError(reply.error));
+  });
+  worker.on('messageerror', (error) => report(new Error(`SQLite log worker sent an unreadable reply: ${error.message}`)));
+  worker.on('error', (error) => fail(new Error(`SQLite log worker crashed: ${error.message}`)));
+  worker.on('exit', (code) => fail(new Error(`SQLite log worker exited (code ${code})`)));
+
+  function fail(error: Error): void {
+    if (down) return;
+    down = error;
+    for (const call of pending.values()) call.reject(error);
+    pending.clear();
+    if (!closing) report(error);
+  }
+
+  function settled(id: number): void {
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+  }
+
+  function call<T>(method: StoreMethod, args: unknown[] = []): Promise<T> {
+    if (closing && method !== 'close') return Promise.reject(new Error('the SQLite log store is closed'));
+    if (down) return Promise.reject(new Error(`the SQLite log store is unavailable: ${down.message}`));
+    return new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      try {
+        // Structured clone; a value that cannot cross (a function, a class instance with
+        // private state) fails here, for this call only.
+        worker.postMessage({ id, method, args });
+      } catch (error) {
+        reject(new Error(`cannot pass ${method} to the SQLite log worker: ${(error as Error).message}`));
+        return;
+      }
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      if (pending.size === 1) worker.ref();
+    });
+  }
+
+  return {
+    kind: 'sqlite',
+    migrate: () => call('migrate'),
+    insertBatch: (records) => (records.length === 0 ? Promise.resolve() : call('insertBatch', [records])),
+    list: (filter, page, pageSize) => call('list', [filter, page, pageSize]),
+    get: (id) => call('get', [id]),
+    deleteOlderThan: (ms) => call('deleteOlderThan', [ms]),
+    rollup: (fromMs, toMs, filter, groupBy) => call('rollup', [fromMs, toMs, filter, groupBy]),
+
+    async ping() {
+      // The whole round trip, not just the query: a stuck or dead worker must show here.
+      const t0 = performance.now();
+      await call('ping');
+      return performance.now() - t0;
+    },
+
+    close() {
+      closing ??= (async () => {
+        try {
+          if (!down) await call('close');
+        } finally {
+          await worker.terminate();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Node 20 applies neither `--import tsx` in `execArgv` nor the main thread's module hooks to a
+ * worker's entry module (nodejs/node#47747), and under vitest tsx is not loaded at all. So a
+ * TypeScript entry is loaded by a small bootstrap through tsx's scoped `tsImport`, which works
+ * under `node --import tsx`, `tsx` and vitest alike; a compiled `.js` entry is started directly.
+ */
+function startWorker(entryUrl: URL, workerData: SqliteLogStoreOptions): Worker {
+  if (!entryUrl.pathname.endsWith('.ts')) return new Worker(entryUrl, { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = JSON.stringify(entryUrl.href);
+  const code = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${entry}, ${entry}));`;
+  return new Worker(code, { eval: true, workerData });
+}
