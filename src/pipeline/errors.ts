@@ -128,6 +128,11 @@ export const upstreamTimeout = (message: string, cause?: unknown) =>
   new GatewayError(504, 'upstream_error', message, { code: 'upstream_timeout', cause, retryable: true });
 export const serviceUnavailable = (message: string, code = 'service_unavailable') =>
   new GatewayError(503, 'server_error', message, { code });
+/** The client closed the connection before the answer (nginx's 499); only logs ever see it. */
+export const clientClosed = () =>
+  new GatewayError(499, 'invalid_request_error', 'The client closed the connection before the answer was ready.', {
+    code: 'client_closed',
+  });
 export const internalError = (cause?: unknown) =>
   new GatewayError(500, 'server_error', 'The server had an error while processing the request.', {
     code: 'internal_error',

@@ -102,6 +102,26 @@ describe('buildPipeline / run', () => {
     expect(await response.text()).not.toContain('secret detail');
   });
 
+  it('records a client that hung up as 499 client_closed, not as a server error', async () => {
+    const outcomes: Outcome[] = [];
+    const observer = definePlugin({ name: 'obs', schema: {}, failure: 'open', setup: () => ({ onComplete: (_c, o) => void outcomes.push(o) }) });
+    const controller = new AbortController();
+    const cut = definePlugin({
+      name: 'terminal', schema: {}, failure: 'closed',
+      setup: () => ({ handle: async () => {
+        controller.abort();
+        throw new Error('socket hang up');
+      } }),
+    });
+    const { pipeline, runtime } = await pipelineOf([observer, cut]);
+    logger.error.mockClear();
+    const response = await pipeline.run(createTestContext({}, runtime, controller.signal));
+    expect(response.status).toBe(499);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(outcomes[0]).toMatchObject({ status: 499, aborted: true, error: { code: 'client_closed' } });
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+
   it('waits for in-flight requests before closing plugins', async () => {
     const closed = vi.fn();
     let release!: () => void;

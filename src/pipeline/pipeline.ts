@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import type { PipelineEntry } from '../config/types.ts';
 import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
-import { errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
+import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
 import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
 import { kOnBodyEnd, type SelfReportingBody } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
@@ -66,8 +66,11 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
       try {
         response = await composed(ctx);
       } catch (thrown) {
-        const error = toGatewayError(thrown);
-        if (error.status >= 500 && !GatewayError.is(thrown)) deps.logger.error('request failed', { error: String(thrown), request: ctx.id });
+        // A client that hung up is not a server error: nobody reads this answer, the log says why.
+        const error = ctx.signal.aborted && !GatewayError.is(thrown) ? clientClosed() : toGatewayError(thrown);
+        if (error.status >= 500 && !GatewayError.is(thrown) && !ctx.signal.aborted) {
+          deps.logger.error('request failed', { error: String(thrown), request: ctx.id });
+        }
         ctx.outcome.error = { code: error.code, message: error.message, type: error.type };
         response = errorResponse(error);
         for (const [name, value] of ctx.responseHeaders) if (!response.headers.has(name)) response.headers.set(name, value);
