@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../pipeline/types.ts';
 import type { LogStore } from './types.ts';
+import { startPeriodic } from '../jobs/periodic.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -16,9 +17,6 @@ export interface RetentionJob {
 
 /** Starts the job: a first pass shortly after start, then every `intervalMs` (default 1 h). */
 export function startRetention(store: LogStore, retentionDays: () => number, logger: Logger, intervalMs = 3_600_000): RetentionJob {
-  let running: Promise<number> | undefined;
-  let stopped = false;
-
   async function runOnce(now = Date.now()): Promise<number> {
     const days = retentionDays();
     if (!(days > 0)) return 0;
@@ -26,29 +24,10 @@ export function startRetention(store: LogStore, retentionDays: () => number, log
     if (removed > 0) logger.info('old logs deleted', { removed, retention_days: days });
     return removed;
   }
-
-  function tick() {
-    if (stopped || running) return;
-    running = runOnce()
-      .catch((error) => {
-        logger.warn('log retention failed', { error: String(error) });
-        return 0;
-      })
-      .finally(() => (running = undefined));
-  }
-
-  const first = setTimeout(tick, Math.min(intervalMs, 5_000));
-  first.unref();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
-    },
-  };
+  const job = startPeriodic(() => runOnce(), {
+    intervalMs,
+    firstDelayMs: 5_000,
+    onError: (error) => logger.warn('log retention failed', { error: String(error) }),
+  });
+  return { runOnce, stop: job.stop };
 }

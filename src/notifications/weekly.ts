@@ -14,6 +14,7 @@ import type { Runtime } from '../runtime.ts';
 import { costStats, modelStats, usageStats } from '../stats/index.ts';
 import { localDate } from '../stats/time.ts';
 import type { Mailer } from './mailer.ts';
+import { startPeriodic } from '../jobs/periodic.ts';
 
 const DAY = 86_400_000;
 const MARKER_TTL_MS = 30 * DAY;
@@ -40,7 +41,6 @@ export function startWeeklyReports(
   logger: Logger,
   intervalMs = 3_600_000,
 ): WeeklyReports {
-  let running: Promise<string[]> | undefined;
 
   async function report(accountId: string, email: string, now: number): Promise<boolean> {
     const reader = runtime.services.settings as SettingsReader | undefined;
@@ -90,20 +90,10 @@ export function startWeeklyReports(
     return mailed;
   }
 
-  const tick = () => {
-    running ??= runOnce().finally(() => (running = undefined));
-  };
-  const first = setTimeout(tick, Math.min(intervalMs, 10_000));
-  first.unref();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-      await running?.catch(() => {});
-    },
-  };
+  const job = startPeriodic(() => runOnce(), {
+    intervalMs,
+    firstDelayMs: 10_000,
+    onError: (error) => logger.warn('weekly reports failed', { error: String(error) }),
+  });
+  return { runOnce, stop: job.stop };
 }
