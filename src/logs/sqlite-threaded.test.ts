@@ -107,12 +107,13 @@ describe('threaded sqlite log store', () => {
     await expect(store.insertBatch([makeRecord({ id: 'log_late' })])).rejects.toThrow(/closed/);
   });
 
-  it('a crashed worker rejects pending calls, is reported once, and later calls fail clearly', async () => {
+  it('a crashed worker rejects pending calls, is reported once, later calls fail clearly, and a new worker starts after the delay', async () => {
     const reported: Error[] = [];
     const store = createThreadedSqliteLogStore({
       file: ':memory:',
       workerEntry: new URL('./test-crashing-worker.ts', import.meta.url),
       onError: (e) => reported.push(e),
+      restartAfterMs: 1500,
     });
     stores.push(store);
     await store.migrate();
@@ -124,6 +125,8 @@ describe('threaded sqlite log store', () => {
     await expect(store.ping()).rejects.toThrow(/unavailable: SQLite log worker crashed/);
     await expect(store.insertBatch([makeRecord({ id: 'log_b' })])).rejects.toThrow(/unavailable/);
     expect(reported.map((e) => e.message)).toEqual(['SQLite log worker crashed: simulated worker crash']);
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    expect(await store.ping()).toBeGreaterThanOrEqual(0); // a fresh worker, migrated, answers again
     await store.close();
   });
 

@@ -5,9 +5,10 @@
  * that is no longer the event loop serving requests (the hot path rule: no sync I/O).
  *
  * Each call posts `{id, method, args}` and resolves from the reply with the same id; failures
- * come back as errors with the worker's message. A worker that dies rejects every pending call,
- * is reported once through `onError`, and every later call rejects (the log queue keeps its
- * records and retries with backoff; the `database` health probe turns red through `ping`).
+ * come back as errors with the worker's message. A worker that dies rejects every pending call
+ * and is reported once through `onError`; calls then reject (the log queue keeps its records and
+ * retries with backoff; the `database` health probe turns red through `ping`) until
+ * `restartAfterMs` has passed, when the next call starts a fresh worker (migrations first).
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -20,6 +21,8 @@ export interface ThreadedSqliteLogStoreOptions extends SqliteLogStoreOptions {
   onError?: (error: Error) => void;
   /** Worker entry module (default sqlite-worker.ts); tests substitute one that crashes. */
   workerEntry?: URL;
+  /** Wait after a crash before the next call starts a new worker (default 5 s: no crash loop). */
+  restartAfterMs?: number;
 }
 
 interface Pending {
@@ -31,31 +34,35 @@ const ENTRY = new URL('./sqlite-worker.ts', import.meta.url);
 
 /** Starts the store's worker; call `migrate()` (as createLogStore does) before use. */
 export function createThreadedSqliteLogStore(options: ThreadedSqliteLogStoreOptions): LogStore {
-  const worker = startWorker(options.workerEntry ?? ENTRY, { dataDir: options.dataDir, file: options.file });
+  const entry = options.workerEntry ?? ENTRY;
   const report = options.onError ?? ((error: Error) => console.error(error));
+  const restartAfterMs = options.restartAfterMs ?? 5_000;
   const pending = new Map<number, Pending>();
   let nextId = 1;
-  let down: Error | undefined;
+  let down: { error: Error; at: number } | undefined;
+  let restarting: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
+  let worker = spawn();
 
-  // An idle store must not keep the process alive (the synchronous one did not); while a call
-  // is in flight it must, or a script awaiting only the store would exit under it.
-  worker.unref();
+  function spawn(): Worker {
+    const started = startWorker(entry, { dataDir: options.dataDir, file: options.file });
+    started.unref();
+    started.on('message', (reply: StoreReply) => {
+      const call = pending.get(reply.id);
+      if (!call) return;
+      settled(reply.id);
+      if (reply.ok) call.resolve(reply.value);
+      else call.reject(fromWireError(reply.error));
+    });
+    started.on('messageerror', (error) => report(new Error(`SQLite log worker sent an unreadable reply: ${error.message}`)));
+    started.on('error', (error) => fail(started, new Error(`SQLite log worker crashed: ${error.message}`)));
+    started.on('exit', (code) => fail(started, new Error(`SQLite log worker exited (code ${code})`)));
+    return started;
+  }
 
-  worker.on('message', (reply: StoreReply) => {
-    const call = pending.get(reply.id);
-    if (!call) return;
-    settled(reply.id);
-    if (reply.ok) call.resolve(reply.value);
-    else call.reject(fromWireError(reply.error));
-  });
-  worker.on('messageerror', (error) => report(new Error(`SQLite log worker sent an unreadable reply: ${error.message}`)));
-  worker.on('error', (error) => fail(new Error(`SQLite log worker crashed: ${error.message}`)));
-  worker.on('exit', (code) => fail(new Error(`SQLite log worker exited (code ${code})`)));
-
-  function fail(error: Error): void {
-    if (down) return;
-    down = error;
+  function fail(which: Worker, error: Error): void {
+    if (which !== worker || down) return;
+    down = { error, at: Date.now() };
     for (const call of pending.values()) call.reject(error);
     pending.clear();
     if (!closing) report(error);
@@ -66,14 +73,20 @@ export function createThreadedSqliteLogStore(options: ThreadedSqliteLogStoreOpti
     if (pending.size === 0) worker.unref();
   }
 
-  function call<T>(method: StoreMethod, args: unknown[] = []): Promise<T> {
-    if (closing && method !== 'close') return Promise.reject(new Error('the SQLite log store is closed'));
-    if (down) return Promise.reject(new Error(`the SQLite log store is unavailable: ${down.message}`));
+  /** A fresh worker after a crash, once the restart delay has passed. */
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      worker = spawn();
+      down = undefined;
+      await post('migrate', []);
+    })().finally(() => (restarting = undefined));
+    return restarting;
+  }
+
+  function post<T>(method: StoreMethod, args: unknown[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
       try {
-        // Structured clone; a value that cannot cross (a function, a class instance with
-        // private state) fails here, for this call only.
         worker.postMessage({ id, method, args });
       } catch (error) {
         reject(new Error(`cannot pass ${method} to the SQLite log worker: ${(error as Error).message}`));
@@ -82,6 +95,14 @@ export function createThreadedSqliteLogStore(options: ThreadedSqliteLogStoreOpti
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       if (pending.size === 1) worker.ref();
     });
+  }
+
+  async function call<T>(method: StoreMethod, args: unknown[] = []): Promise<T> {
+    if (closing && method !== 'close') throw new Error('the SQLite log store is closed');
+    if (down && !closing && Date.now() - down.at >= restartAfterMs) await restart();
+    if (restarting && method !== 'migrate') await restarting;
+    if (down) throw new Error(`the SQLite log store is unavailable: ${down.error.message}`);
+    return post<T>(method, args);
   }
 
   return {
