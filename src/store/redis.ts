@@ -43,6 +43,9 @@ function connect(url: string, role: Role, options: RedisStoreOptions): Redis {
     enableOfflineQueue: role === 'subscriber',
     maxRetriesPerRequest: role === 'subscriber' ? null : 1,
     commandTimeout: role === 'commands' ? (options.commandTimeoutMs ?? 1000) : undefined,
+    // Commands issued in the same tick (a request's quota settlement and usage counters, many
+    // requests finishing together) travel in one round trip.
+    enableAutoPipelining: role === 'commands',
     connectionName: options.connectionName ? `${options.connectionName}:${role}` : undefined,
   };
   const client = new Redis(url, settings);
