@@ -6,6 +6,7 @@
 import { createPostgresLogStore } from './postgres.ts';
 import { createThreadedSqliteLogStore } from './sqlite-threaded.ts';
 import type { LogStore } from './types.ts';
+import { withDeferredMigration } from './deferred-migration.ts';
 
 export interface LogStoreOptions {
   /** `GATEWAY_DATA_DIR`; the SQLite file is `${dataDir}/gateway.db`. */
@@ -18,7 +19,11 @@ export interface LogStoreOptions {
   onError?: (error: Error) => void;
 }
 
-/** Opens and migrates the log store chosen by the options. */
+/**
+ * Opens and migrates the log store chosen by the options. A PostgreSQL server that does not
+ * answer at start does not stop the gateway: the store migrates on first use once it does
+ * (see deferred-migration.ts). A local SQLite file that cannot be opened is a startup error.
+ */
 export async function createLogStore(options: LogStoreOptions): Promise<LogStore> {
   const store = options.databaseUrl
     ? createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError })
@@ -26,10 +31,20 @@ export async function createLogStore(options: LogStoreOptions): Promise<LogStore
   try {
     await store.migrate();
   } catch (e) {
+    if (options.databaseUrl && isUnreachable(e)) {
+      options.onError?.(new Error(`log database unreachable at start, will retry: ${(e as Error).message}`));
+      return withDeferredMigration(store, e);
+    }
     await store.close().catch(() => {});
     throw e;
   }
   return store;
+}
+
+/** Connection-level failures (the server is down or unreachable), as opposed to a bad schema. */
+function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: string })?.code ?? '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P03'].includes(code) || /timeout|terminated|connect/i.test(String((error as Error)?.message));
 }
 
 export type * from './types.ts';
