@@ -5,7 +5,6 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
-import { costOf } from '../logs/decimal.ts';
 import type { CallRecord } from '../pipeline/log-record.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 
@@ -107,7 +106,8 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
         if (record.request_tokens) tokens.inc({ ...labels, kind: 'prompt' }, record.request_tokens);
         if (record.response_tokens) tokens.inc({ ...labels, kind: 'completion' }, record.response_tokens);
         if (isBilled(record)) {
-          const amount = Number(costOf(record.request_tokens, record.input_price)) + Number(costOf(record.response_tokens, record.output_price));
+          // A Prometheus counter is a float anyway: the exact decimal cost lives in the call log.
+          const amount = (record.request_tokens * record.input_price + record.response_tokens * record.output_price) / 1000;
           if (amount > 0) cost.inc({ ...labels, currency: record.currency }, amount);
         }
       }
