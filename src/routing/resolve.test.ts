@@ -14,6 +14,7 @@ models:
   - { id: pooled, provider: a, upstream_model: m1, weight: 3, deployments: [{ provider: b, weight: 1 }, { provider: off }] }
   - { id: retired, provider: a, upstream_model: m9, status: inactive }
   - { id: on-off, provider: off, upstream_model: m1 }
+  - { id: own-url, provider: a, upstream_model: m1, endpoint: http://dedicated/v1 }
 `),
   '/x',
   1,
@@ -45,6 +46,12 @@ describe('resolveModel', () => {
     expect(providers).toEqual(['a', 'b']);
     expect(resolveModel(snapshot, 'pooled', () => 0.99).map((t) => t.provider.id)).toEqual(['b', 'a']);
   });
+});
+
+it('a model endpoint overrides its provider base URL, for that model only', () => {
+  expect(resolveModel(snapshot, 'own-url')[0].provider).toMatchObject({ id: 'a', endpoint: 'http://dedicated/v1' });
+  expect(resolveModel(snapshot, 'alias')[0].provider.endpoint).toBe('http://a/v1');
+  expect(snapshot.providers.get('a')!.endpoint).toBe('http://a/v1');
 });
 
 describe('weightedOrder', () => {

@@ -25,7 +25,7 @@ export function resolveModel(snapshot: Snapshot, requestedAs: string, random = M
   const configured = findModelFor(snapshot, provider.id, upstreamModel);
   if (configured?.status === 'inactive') return [];
   if (!configured && !provider.models.includes(upstreamModel)) return [];
-  return [{ provider, model: configured, upstreamModel, requestedAs }];
+  return [{ provider: configured ? withModelEndpoint(provider, configured) : provider, model: configured, upstreamModel, requestedAs }];
 }
 
 function findModelFor(snapshot: Snapshot, providerId: string, upstreamModel: string): ModelConfig | undefined {
@@ -42,10 +42,16 @@ function fromModel(snapshot: Snapshot, model: ModelConfig, requestedAs: string, 
     if (provider && provider.status === 'active' && weight > 0) candidates.push({ provider, upstreamModel, weight });
   };
   add(model.provider, model.upstream_model ?? model.id, model.weight ?? 1);
+  if (model.endpoint && candidates[0]) candidates[0].provider = withModelEndpoint(candidates[0].provider, model);
   for (const deployment of model.deployments ?? []) {
     add(deployment.provider, deployment.upstream_model ?? model.upstream_model ?? model.id, deployment.weight ?? 1);
   }
   return weightedOrder(candidates, random).map((c) => ({ provider: c.provider, model, upstreamModel: c.upstreamModel, requestedAs }));
+}
+
+/** A model's own `endpoint` overrides its provider's base URL (same credentials and headers). */
+function withModelEndpoint(provider: ProviderConfig, model: ModelConfig): ProviderConfig {
+  return model.endpoint && model.provider === provider.id ? { ...provider, endpoint: model.endpoint } : provider;
 }
 
 /** Weighted sampling without replacement: heavier deployments tend to come first. */
