@@ -2,9 +2,9 @@
  * Child processes of the bench: the mock upstream, our gateway and the Portkey peer each run
  * in a process of their own, so none of them shares an event loop with the load generator.
  */
+import { freePort } from '../test/_process.ts';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export interface Child {
@@ -13,18 +13,6 @@ export interface Child {
   /** The last lines the process wrote to stderr/stdout, for error reports. */
   output(): string;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1 (listen on 0, read it, close). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function track(name: string, proc: ChildProcess): Child {
@@ -94,3 +82,5 @@ export function memoryOf(pid: number | undefined): { rss: number; peak: number }
     return null;
   }
 }
+
+export { freePort };

@@ -10,7 +10,8 @@ import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BUCKET_MS } from './types.ts';
-import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping, RollupRow } from './types.ts';
+import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
+import { toRollupRow } from './rollup-row.ts';
 
 export interface PostgresLogStoreOptions {
   connectionString: string;
@@ -122,19 +123,7 @@ export function createPostgresLogStore(options: PostgresLogStoreOptions): LogSto
          FROM stat_rollup ${where.sql} GROUP BY ${group} ORDER BY ${group}`,
         where.params,
       );
-      return rows.map(
-        (r): RollupRow => ({
-          bucket_ms: Number(r.bucket_ms),
-          model: String(r.model),
-          request_count: Number(r.request_count),
-          prompt_tokens: Number(r.prompt_tokens),
-          completion_tokens: Number(r.completion_tokens),
-          total_tokens: Number(r.total_tokens),
-          latency_sum: Number(r.latency_sum),
-          input_cost: String(r.input_cost),
-          output_cost: String(r.output_cost),
-        }),
-      );
+      return rows.map((r) => toRollupRow(r, String(r.input_cost), String(r.output_cost)));
     },
 
     async ping() {

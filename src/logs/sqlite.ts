@@ -12,7 +12,8 @@ import { fromScaled, toNano } from './decimal.ts';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
-import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping, RollupRow } from './types.ts';
+import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
+import { toRollupRow } from './rollup-row.ts';
 
 export interface SqliteLogStoreOptions {
   /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
@@ -142,18 +143,8 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
       const stmt = db.prepare(groupBy === 'model' ? perModel : perBucket);
       // BigInt results: nano sums pass 2^53 after about nine million yuan.
       const rows = stmt.safeIntegers(true).all(...where.params) as Record<string, bigint | string>[];
-      return rows.map(
-        (r): RollupRow => ({
-          bucket_ms: Number(r.bucket_ms),
-          model: String(r.model),
-          request_count: Number(r.request_count),
-          prompt_tokens: Number(r.prompt_tokens),
-          completion_tokens: Number(r.completion_tokens),
-          total_tokens: Number(r.total_tokens),
-          latency_sum: Number(r.latency_sum),
-          input_cost: fromScaled(BigInt(r.input_cost_nano!), NANO_PER_UNIT),
-          output_cost: fromScaled(BigInt(r.output_cost_nano!), NANO_PER_UNIT),
-        }),
+      return rows.map((r) =>
+        toRollupRow(r, fromScaled(BigInt(r.input_cost_nano!), NANO_PER_UNIT), fromScaled(BigInt(r.output_cost_nano!), NANO_PER_UNIT)),
       );
     },
 
