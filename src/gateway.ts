@@ -13,6 +13,7 @@ import { createAdapterRegistry } from './providers/index.ts';
 import { createTransport } from './providers/transport.ts';
 import type { ReloadStatus, Runtime, Snapshot } from './runtime.ts';
 import { buildSnapshot } from './snapshot.ts';
+import { restartOnlyChanges } from './config/restart-only.ts';
 import { createStore } from './store/index.ts';
 import type { StateStore } from './store/types.ts';
 
@@ -60,6 +61,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { logger } = options;
   const first = await loadConfigFile(file, env);
   if (!first.ok) throw new ConfigError(first.problems.map(formatProblem));
+  /** What the process started with: startup-only settings stay as they were here. */
+  const startup = first.config;
 
   const port = Number(env.PORT ?? first.config.server.port);
   const services: Record<string, unknown> = {};
@@ -99,6 +102,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         void previous.pipeline.close();
         logger.info('config reloaded', { version: snapshot.version });
         status = { at, ok: true, error: null };
+        const pending = restartOnlyChanges(startup, loaded.config);
+        if (pending.length) {
+          logger.warn('restart required to apply', { settings: pending });
+          status.restart_required = pending;
+        }
       } catch (error) {
         logger.error('config reload refused', { problem: (error as Error).message });
         status = { at, ok: false, error: (error as Error).message };

@@ -32,6 +32,8 @@ export interface ReloadStatus {
   at: string;
   ok: boolean;
   error: string | null;
+  /** Startup-only settings the reload changed: they apply after a restart. */
+  restart_required?: string[];
 }
 
 export interface Runtime {

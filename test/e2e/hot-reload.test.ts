@@ -52,6 +52,18 @@ describe('hot reload of gateway.yaml', () => {
     mock.reset();
   });
 
+  it('applies a reload but reports the startup-only settings it changed as needing a restart', async () => {
+    const valid = await readFile(gw.configFile, 'utf8');
+    await writeFile(gw.configFile, `${valid}\nlogs:\n  queue_max: 500\n`);
+    const report = await until(async () => {
+      const body = await status();
+      return body.last_reload?.restart_required ? body.last_reload : undefined;
+    });
+    expect(report).toMatchObject({ ok: true, error: null, restart_required: ['logs.queue_max'] });
+    await writeFile(gw.configFile, valid);
+    await until(async () => ((await status()).last_reload?.restart_required ? undefined : true));
+  });
+
   it('refuses an invalid edit, keeps serving the old config, and reports file:line:col and path', async () => {
     const valid = await readFile(gw.configFile, 'utf8');
     await writeFile(gw.configFile, valid.replace('type: compat', 'type: telepathy'));
