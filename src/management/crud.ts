@@ -4,7 +4,7 @@
  * unknown id 404. Each resource supplies how to build, merge, check and show its items.
  */
 import { json, type ApiContext, type RouteDef } from '../routes/types.ts';
-import { notFound } from '../pipeline/errors.ts';
+import { invalidValue, notFound } from '../pipeline/errors.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
 import type { Draft, ConfigWriter } from './write-back.ts';
 import { assertObjectBody } from './validate-resource.ts';
@@ -24,6 +24,8 @@ export interface ResourceSpec<T extends { id: string }> {
   update(existing: T, body: Record<string, unknown>, draft: Draft): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Throws 409 while something still refers to the item; may clean up secrets. */
   beforeDelete?(existing: T, draft: Draft): void;
+  /** The token counter behind `quota_used`; PUT `{"quota_used": 0}` resets it. */
+  quotaKey?(id: string): string;
 }
 
 /** Fields of an answer that clients often send back; never written. */
@@ -79,16 +81,22 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
       access: 'admin',
       async handler(ctx) {
         assertObjectBody(ctx.body);
-        const body = ctx.body;
+        const { quota_used: resetTo, ...body } = ctx.body as Record<string, unknown>;
         const id = ctx.params.id!;
         find(current(ctx), id);
-        await writer.change(async (draft) => {
-          const existing = find(draft.snapshot, id);
-          const fields = await spec.update(existing, body, draft);
-          const node = itemAt(draft.doc, spec.collection, id);
-          if (!node) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
-          mergeInto(draft.doc, node, fields);
-        });
+        const reset = spec.quotaKey && resetTo !== undefined;
+        if (reset && resetTo !== 0) throw invalidValue('quota_used can only be reset to 0.', 'quota_used');
+        // A body that only resets the counter leaves the file alone.
+        if (!reset || Object.keys(body).length > 0) {
+          await writer.change(async (draft) => {
+            const existing = find(draft.snapshot, id);
+            const fields = await spec.update(existing, body, draft);
+            const node = itemAt(draft.doc, spec.collection, id);
+            if (!node) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
+            mergeInto(draft.doc, node, fields);
+          });
+        }
+        if (reset) await ctx.runtime.store.del(spec.quotaKey!(id));
         return spec.view(find(current(ctx), id), ctx.runtime);
       },
     },

@@ -3,6 +3,7 @@
  * provider token quotas (reserve, settle, 429 insufficient_quota, streams too), and the
  * concurrency limit with group priority and dedicated pools (fixture: max_concurrent_requests 1).
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
@@ -84,6 +85,23 @@ describe('quotas', () => {
     expect(err.error).toMatchObject({ code: 'insufficient_quota', type: 'insufficient_quota' });
     // the refused request reserved nothing
     expect((await admin('/v1/admin/groups/small')).quota_used).toBe(used);
+
+    // An admin resets the counter (only to 0) without touching the file; calls flow again.
+    const put = (body: unknown) =>
+      fetch(`${gw.url}/v1/admin/groups/small`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const refused = await put({ quota_used: 5 });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatchObject({ param: 'quota_used', code: 'invalid_value' });
+    const fileBefore = await readFile(gw.configFile, 'utf8');
+    const reset = await put({ quota_used: 0 });
+    expect(reset.status).toBe(200);
+    expect((await reset.json()).quota_used).toBe(0);
+    expect(await readFile(gw.configFile, 'utf8')).toBe(fileBefore);
+    expect((await ask('quota', 'hi')).choices[0].message.content).toBe('Echo: hi');
   });
 
   it('provider quota: exhausted provider is 429, but a fallback on another provider still serves', async () => {
