@@ -12,6 +12,7 @@ import { responsesFeature } from './responses/index.ts';
 import { installSecurity } from './security/index.ts';
 import type { ServerOptions } from './server.ts';
 import { installSettings } from './settings/install.ts';
+import { modelListRoutes } from './routes/models.ts';
 
 export async function installFeatures(gateway: Gateway, logger: Logger): Promise<ServerOptions> {
   const responses = responsesFeature(gateway, logger);
@@ -22,6 +23,7 @@ export async function installFeatures(gateway: Gateway, logger: Logger): Promise
     ...(await installLogs(gateway, logger)),
     ...responses.routes,
     ...installSecurity(gateway, logger),
+    ...modelListRoutes,
   ];
   return { routes, inference: [responses.inference], mount: oauth.mount };
 }

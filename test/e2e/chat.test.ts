@@ -101,3 +101,21 @@ describe('chat completions through a compat upstream', () => {
     expect(error.error.code).toBe('upstream_unavailable');
   });
 });
+
+describe('GET /api/v1/models', () => {
+  it('lists the routable models through the SDK, leaving out inactive ones', async () => {
+    const ids = [];
+    for await (const model of client(env.gw).models.list()) {
+      expect(model.object).toBe('model');
+      ids.push(model.id);
+    }
+    expect(ids).toContain('gpt-4o-mini');
+    expect(ids).toContain('mock/gpt-4o');
+    expect(ids).toContain('backup/gpt-4o-mini');
+    expect(ids).not.toContain('retired');
+  });
+
+  it('needs a key', async () => {
+    expect((await fetch(`${env.gw.url}/api/v1/models`)).status).toBe(401);
+  });
+});

@@ -39,6 +39,13 @@ describe('permission', () => {
     expect(fallback.error.param).toBe('fallbacks[0]');
   });
 
+  it('the models list shows a restricted key only what it may call', async () => {
+    const list = await client(gw, key('models')).models.list();
+    expect(list.data.map((m) => m.id)).toEqual(['gpt-4o-mini']);
+    const group = await client(gw, 'sk-bf-limits-restricted-0000000000000000000000000000').models.list();
+    expect(group.data.map((m) => m.id)).not.toContain('gpt-4o-mini');
+  });
+
   it("the account group's model list applies too", async () => {
     const err = await client(gw, 'sk-bf-limits-restricted-0000000000000000000000000000')
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
