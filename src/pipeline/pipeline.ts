@@ -79,7 +79,8 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
       // `streamed` first: reading `.body` of a FastResponse turns it back into a slow native one.
       if (!ctx.outcome.streamed || !response.body) {
         ctx.outcome.aborted = ctx.signal.aborted;
-        queueMicrotask(() => void complete(ctx));
+        // After the answer has been written: observers (log, metrics, settlement) stay off its latency.
+        setImmediate(() => void complete(ctx));
         return response;
       }
       const body = response.body as SelfReportingBody;
