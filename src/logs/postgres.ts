@@ -39,13 +39,26 @@ export function createPostgresLogStore(options: PostgresLogStoreOptions): LogSto
   });
   pool.on('error', (e) => options.onError?.(e));
 
+  /** Run `work` in one transaction on one pooled connection, rolled back on any failure. */
+  async function inTransaction(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
   return {
     kind: 'postgres',
 
-    async migrate() {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    migrate() {
+      return inTransaction(async (client) => {
         // Several instances may start together: one migrates, the others wait and find it done.
         await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
         if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -60,31 +73,17 @@ export function createPostgresLogStore(options: PostgresLogStoreOptions): LogSto
             m.version, m.name, Date.now(),
           ]);
         }
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async insertBatch(records) {
       if (records.length === 0) return;
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(async (client) => {
         for (let i = 0; i < records.length; i += ROWS_PER_STATEMENT) {
           const chunk = records.slice(i, i + ROWS_PER_STATEMENT).map(normalizeRecord);
           await client.query(insertSql(chunk.length), chunk.flatMap(recordValues));
         }
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {

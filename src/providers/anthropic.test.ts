@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../pipeline/errors.ts';
 import { anthropicAdapter } from './anthropic.ts';
 import type { ChatRequest } from './openai-types.ts';
-import { fixtureJson, fixtureText, makeTarget, replayStream } from './shared-fixtures.ts';
+import { fixtureJson, fixtureText, makeTarget, refusal, replayStream } from './shared-fixtures.ts';
 import { UpstreamStreamError } from './types.ts';
 
 const DIR = 'anthropic-messages/';
@@ -10,15 +9,6 @@ const target = makeTarget({ type: 'vendor_b', endpoint: 'https://api.anthropic.t
 const build = (request: Partial<ChatRequest>, stream = false, t = target) => {
   const built = anthropicAdapter.buildRequest({ model: 'claude', messages: [], ...request } as ChatRequest, t, { stream });
   return { ...built, json: JSON.parse(built.body) };
-};
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    if (GatewayError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
 };
 
 const weatherTools = (recorded: any[]) =>

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../pipeline/errors.ts';
 import { geminiAdapter } from './gemini.ts';
 import type { ChatRequest } from './openai-types.ts';
-import { fixtureJson, fixtureText, makeTarget, replayStream } from './shared-fixtures.ts';
+import { fixtureJson, fixtureText, makeTarget, refusal, replayStream } from './shared-fixtures.ts';
 import { UpstreamStreamError } from './types.ts';
 
 const DIR = 'gemini/';
@@ -10,15 +9,6 @@ const target = makeTarget({ type: 'vendor_c', endpoint: 'https://gl.test/', api_
 const build = (request: Partial<ChatRequest>, stream = false) => {
   const built = geminiAdapter.buildRequest({ model: 'flash', messages: [], ...request } as ChatRequest, target, { stream });
   return { ...built, json: JSON.parse(built.body) };
-};
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    if (GatewayError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
 };
 const recordedTools = (declarations: any[]) =>
   declarations.map((d) => ({ type: 'function' as const, function: { name: d.name, description: d.description, parameters: d.parameters ?? d.parameters_json_schema } }));

@@ -8,6 +8,7 @@ import type { ProviderConfig } from '../config/types.ts';
 import type { ChatChunk, FinishReason, Usage } from './openai-types.ts';
 import { parseSseText } from './sse.ts';
 import type { ProviderAdapter, Target } from './types.ts';
+import { GatewayError } from '../pipeline/errors.ts';
 
 const ROOT = fileURLToPath(new URL('../../test/fixtures/upstream/', import.meta.url));
 
@@ -54,4 +55,15 @@ export function replayStream(adapter: ProviderAdapter, target: Target, sseText: 
     }
   }
   return out;
+}
+
+/** The GatewayError a call throws (an adapter refusing a parameter); fails if it throws none. */
+export function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (error) {
+    if (GatewayError.is(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a GatewayError');
 }
