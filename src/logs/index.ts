@@ -49,7 +49,7 @@ function isUnreachable(error: unknown): boolean {
 
 export type * from './types.ts';
 export { BUCKET_MS } from './types.ts';
-export { createLogId } from './id.ts';
+export { createRequestId } from './id.ts';
 export { createLogQueue } from './queue.ts';
 export type { LogQueue, LogQueueOptions } from './queue.ts';
 export { addDecimal, costOf, sumDecimals } from './decimal.ts';

@@ -2,7 +2,6 @@
  * The per-request context every pipeline step sees. Cross-plugin state is in declared fields;
  * a plugin's private state goes in `locals` under its own name.
  */
-import { randomUUID } from 'node:crypto';
 import type { AccountSettings } from '../config/types.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
@@ -10,6 +9,7 @@ import type { Runtime, Snapshot } from '../runtime.ts';
 import { createOutcome, type Outcome } from './outcome.ts';
 import type { Principal } from './principal.ts';
 import type { ClientSignal } from '../http/client-signal.ts';
+import { createRequestId } from '../logs/id.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
 export type Endpoint = 'chat' | 'responses';
@@ -65,7 +65,8 @@ export interface ContextInit {
 }
 
 export function createContext(init: ContextInit): GatewayContext {
-  const id = init.id ?? `req_${randomUUID().replaceAll('-', '')}`;
+  const startedAt = init.now ?? Date.now();
+  const id = init.id ?? createRequestId(startedAt);
   const fallbacks = Array.isArray(init.body.fallbacks) ? (init.body.fallbacks as string[]) : [];
   const responseHeaders = new Headers({ 'x-request-id': id });
   return {
@@ -75,7 +76,7 @@ export function createContext(init: ContextInit): GatewayContext {
     snapshot: init.snapshot,
     runtime: init.runtime,
     ip: init.ip,
-    startedAt: init.now ?? Date.now(),
+    startedAt,
     body: init.body,
     rawBody: init.rawBody,
     requestedModels: init.body.model ? [init.body.model, ...fallbacks] : [...fallbacks],

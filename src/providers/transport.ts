@@ -1,15 +1,21 @@
 /**
  * HTTP to upstreams over undici keep-alive pools. One Agent per connect-timeout value, shared by
  * every provider, so connections stay warm across config reloads.
+ *
+ * Calls go through `Agent.dispatch` with a small handler rather than `undici.request`: the
+ * reply body is a ReplyBody fed straight from the socket instead of a Readable stream with
+ * its promise machinery, which took about a third of the gateway's time per call.
  */
-import { Agent, request } from 'undici';
+import type { EventEmitter } from 'node:events';
+import { Agent, type Dispatcher } from 'undici';
+import { ReplyBody } from './reply-body.ts';
 
 export interface UpstreamCall {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** An AbortSignal or an EventEmitter emitting 'abort' (undici takes either). */
-  signal: AbortSignal | import('node:events').EventEmitter;
+  /** Emits 'abort' once the call is to stop; its `reason` is the error the call fails with. */
+  signal: CallSignal;
   connectTimeoutMs: number;
   /** Until response headers arrive. */
   headersTimeoutMs: number;
@@ -28,6 +34,93 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** The attempt's abort handle (routing/call.ts): an EventEmitter, no AbortSignal per call. */
+export interface CallSignal extends Pick<EventEmitter, 'once' | 'off'> {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
+/** `https://host:port/base/path?q` → origin and path, without a URL object per call. */
+export function splitUrl(url: string): { origin: string; path: string } {
+  const scheme = url.indexOf('://');
+  const slash = url.indexOf('/', scheme + 3);
+  const query = url.indexOf('?', scheme + 3);
+  const cut = slash === -1 ? query : query === -1 ? slash : Math.min(slash, query);
+  if (cut === -1) return { origin: url, path: '/' };
+  const path = url.slice(cut);
+  return { origin: url.slice(0, cut), path: path.startsWith('/') ? path : `/${path}` };
+}
+
+function abortReason(signal: CallSignal): Error {
+  const reason = signal.reason;
+  return reason instanceof Error ? reason : new Error('upstream call aborted');
+}
+
+/** One call: resolves with status and headers, then feeds the reply body as it arrives. */
+function dispatch(agent: Agent, call: UpstreamCall): Promise<UpstreamReply> {
+  return new Promise((resolve, reject) => {
+    const signal = call.signal;
+    if (signal.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    let controller: Dispatcher.DispatchController | undefined;
+    let body: ReplyBody | undefined;
+    let settled = false;
+    const onAbort = () => {
+      const reason = abortReason(signal);
+      if (controller && !controller.aborted) controller.abort(reason);
+      else if (!controller && !settled) {
+        // Still queued for a connection: the handler aborts as soon as undici starts it.
+        settled = true;
+        reject(reason);
+      }
+    };
+    const unlisten = () => signal.off('abort', onAbort);
+    signal.once('abort', onAbort);
+
+    const { origin, path } = splitUrl(call.url);
+    agent.dispatch(
+      {
+        origin,
+        path,
+        method: 'POST',
+        headers: call.headers,
+        body: call.body,
+        headersTimeout: call.headersTimeoutMs,
+        bodyTimeout: call.idleTimeoutMs,
+      },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (signal.aborted) started.abort(abortReason(signal));
+        },
+        onResponseStart(started, status, headers) {
+          if (status < 200 || settled) return; // 1xx informational, or a call given up already
+          settled = true;
+          body = new ReplyBody(started);
+          resolve({ status, headers: headers as UpstreamReply['headers'], body });
+        },
+        onResponseData(_controller, chunk) {
+          body?.push(chunk);
+        },
+        onResponseEnd() {
+          unlisten();
+          body?.end();
+        },
+        onResponseError(_controller, error) {
+          unlisten();
+          if (body) body.fail(error);
+          else if (!settled) {
+            settled = true;
+            reject(error);
+          }
+        },
+      },
+    );
+  });
+}
+
 export function createTransport(): Transport {
   const agents = new Map<number, Agent>();
   const agentFor = (connectTimeout: number) => {
@@ -39,18 +132,7 @@ export function createTransport(): Transport {
     return agent;
   };
   return {
-    async send(call) {
-      const reply = await request(call.url, {
-        method: 'POST',
-        headers: call.headers,
-        body: call.body,
-        signal: call.signal,
-        dispatcher: agentFor(call.connectTimeoutMs),
-        headersTimeout: call.headersTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
-      });
-      return { status: reply.statusCode, headers: reply.headers, body: reply.body as unknown as UpstreamReply['body'] };
-    },
+    send: (call) => dispatch(agentFor(call.connectTimeoutMs), call),
     async close() {
       await Promise.all([...agents.values()].map((agent) => agent.close()));
       agents.clear();
