@@ -49,7 +49,7 @@ function record(i: number, rand: () => number): LogRecord {
     latency_ms: 200 + Math.floor(rand() * 3000), ttft_ms: null, ip: '10.0.0.1', user_agent: 'bench/1', stream: false,
     cache_hit: false, attempts: [], input_cost: costOf(prompt, PRICES[m]![0]!),
     output_cost: costOf(ok ? completion : 0, PRICES[m]![1]!), currency: 'CNY',
-    request: { messages: [{ role: 'user', content: 'hello' }], temperature: 0.7 }, response: null, billed: ok,
+    request: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], temperature: 0.7 }), response: null, billed: ok,
   };
 }
 

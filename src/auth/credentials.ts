@@ -2,7 +2,7 @@
  * Resolve a bearer credential to a principal: the master key, an API key from gateway.yaml
  * (looked up by its SHA-256, so the clear key is never stored), or an OAuth access token.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { hashApiKey } from '../config/keys.ts';
 import type { Principal } from '../pipeline/principal.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
@@ -19,14 +19,19 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1].trim() : null;
 }
 
-function equalSecret(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
-  return timingSafeEqual(left, right);
+const digest = (text: string) => hash('sha256', text, 'buffer') as unknown as Buffer;
+
+/** The master key's digest, computed once per key value rather than on every request. */
+let master: { key: string; digest: Buffer } | undefined;
+
+/** Constant-time comparison with the master key (digests: equal lengths whatever the input). */
+function isMasterKey(token: string, masterKey: string): boolean {
+  if (master?.key !== masterKey) master = { key: masterKey, digest: digest(masterKey) };
+  return timingSafeEqual(digest(token), master.digest);
 }
 
 export async function resolveCredential(token: string, runtime: Runtime, snapshot: Snapshot): Promise<Principal | null> {
-  if (runtime.masterKey && equalSecret(token, runtime.masterKey)) {
+  if (runtime.masterKey && isMasterKey(token, runtime.masterKey)) {
     return { kind: 'master', accountId: 'admin', role: 'admin', account: snapshot.accounts.get('admin') };
   }
   // Map lookup by digest: timing depends only on the hash, never on how much of a key matched.

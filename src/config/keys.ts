@@ -1,5 +1,5 @@
 /** API keys are stored as `sha256:<hex>` of the full key; the clear key is never kept. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The `key_hash` of an API key, as written in `keys[].key_hash` and used as the lookup index.
@@ -7,5 +7,6 @@ import { createHash } from 'node:crypto';
  * @example hashApiKey('sk-bf-...') // 'sha256:3f2a...'
  */
 export function hashApiKey(key: string): string {
-  return `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+  // crypto.hash is the one-shot form: no Hash object per call (this runs on every request).
+  return `sha256:${hash('sha256', key, 'hex')}`;
 }

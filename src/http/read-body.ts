@@ -5,7 +5,12 @@
 import type { IncomingMessage } from 'node:http';
 import { bodyTooLarge, invalidJson, unsupportedMediaType } from '../pipeline/errors.ts';
 
-export async function readJsonBody(request: Request, limit: number, { requireJsonType = true } = {}): Promise<unknown> {
+export async function readJsonBody(request: Request, limit: number, options: { requireJsonType?: boolean } = {}): Promise<unknown> {
+  return (await readJson(request, limit, options)).value;
+}
+
+/** The parsed body and its text as received (the call log keeps the text: no re-serialising). */
+export async function readJson(request: Request, limit: number, { requireJsonType = true } = {}): Promise<{ value: unknown; text: string }> {
   const type = request.headers.get('content-type') ?? '';
   if (requireJsonType && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) throw unsupportedMediaType();
   const declared = Number(request.headers.get('content-length'));
@@ -13,7 +18,7 @@ export async function readJsonBody(request: Request, limit: number, { requireJso
   const node = nodeRequest(request);
   const text = node ? await readNode(node, limit) : await readWeb(request, limit);
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), text };
   } catch {
     throw invalidJson();
   }

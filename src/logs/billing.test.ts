@@ -35,7 +35,7 @@ function call(overrides: Partial<CallRecord> = {}): CallRecord {
     input_price: 0.1,
     output_price: 0.3,
     currency: 'USD',
-    request: { messages: [] },
+    request: '{"messages":[]}',
     response: null,
     ...overrides,
   };
@@ -67,10 +67,10 @@ describe('billing rules', () => {
     expect(r.output_cost).toBe('0.0021');
   });
 
-  it('maps attempts and wraps non-object bodies', () => {
-    const r = toLogRecord(call({ request: 'raw', attempts: [{ model: 'm', provider: 'p', upstreamModel: 'm', status: 0, errorCode: 'timeout', latencyMs: 3.2 }] }));
+  it('maps attempts and keeps the bodies as JSON text', () => {
+    const r = toLogRecord(call({ request: '{"a":1}', attempts: [{ model: 'm', provider: 'p', upstreamModel: 'm', status: 0, errorCode: 'timeout', latencyMs: 3.2 }] }));
     expect(r.attempts).toEqual([{ model: 'm', provider: 'p', status: null, error_code: 'timeout', latency_ms: 3 }]);
-    expect(r.request).toEqual({ value: 'raw' });
+    expect(r.request).toBe('{"a":1}');
   });
 });
 

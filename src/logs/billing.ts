@@ -26,8 +26,6 @@ export function isBilled(call: CallRecord): boolean {
 /** The ledger row of a finished call. */
 export function toLogRecord(call: CallRecord): LogRecord {
   const billed = isBilled(call);
-  const request = asObject(call.request);
-  const response = asObject(call.response);
   return {
     id: call.id,
     created_at: call.created_at,
@@ -62,14 +60,8 @@ export function toLogRecord(call: CallRecord): LogRecord {
     input_cost: billed ? costOf(call.request_tokens, call.input_price) : '0',
     output_cost: billed ? costOf(call.response_tokens, call.output_price) : '0',
     currency: call.currency,
-    request,
-    response,
+    request: call.request,
+    response: call.response,
     billed,
   };
-}
-
-function asObject(value: unknown): Record<string, unknown> | null {
-  if (value == null) return null;
-  if (typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  return { value };
 }

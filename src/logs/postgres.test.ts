@@ -57,7 +57,7 @@ describe('postgres log store specifics', () => {
     const h = await openStore();
     try {
       await h.store.insertBatch([makeRecord({
-        id: 'log_nul', user_agent: 'a\u0000b', request: { messages: [{ role: 'user', content: 'x\u0000y \\u0000' }] },
+        id: 'log_nul', user_agent: 'a\u0000b', request: JSON.stringify({ messages: [{ role: 'user', content: 'x\u0000y \\u0000' }] }),
         input_cost: '0.000000000001', output_cost: '123456789.123456789012',
       })]);
       const got = await h.store.get('log_nul');

@@ -173,8 +173,8 @@ function recordValues(r: LogRecord): unknown[] {
   });
 }
 
-/** JSON for a JSONB column, without `\u0000` escapes (JSONB rejects them). */
+/** JSON for a JSONB column (bodies arrive as JSON text), without `\u0000` escapes (JSONB rejects them). */
 function jsonText(v: unknown): string {
-  const text = JSON.stringify(v);
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
   return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : text;
 }

@@ -23,7 +23,7 @@ function fakeStore(opts: { fail?: (batch: LogRecord[]) => boolean; pingOk?: () =
 }
 
 const rec = (i: number, bodies = false) =>
-  makeRecord({ id: `log_${i}`, request: bodies ? { messages: [] } : null, response: bodies ? { choices: [] } : null });
+  makeRecord({ id: `log_${i}`, request: bodies ? '{"messages":[]}' : null, response: bodies ? '{"choices":[]}' : null });
 const quiet = { warn() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -51,8 +51,8 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     input_cost: decimal(r.input_cost),
     output_cost: decimal(r.output_cost),
     currency: str(r.currency) || 'CNY',
-    request: r.request ?? null,
-    response: r.response ?? null,
+    request: bodyText(r.request),
+    response: bodyText(r.response),
     billed: Boolean(r.billed),
   };
 }
@@ -108,6 +108,12 @@ export function toDetail(row: Record<string, unknown>): LogDetail {
       currency: String(row.currency),
     },
   };
+}
+
+/** A body as JSON text; anything that is not a string (an older caller's object) is serialised. */
+function bodyText(v: unknown): string | null {
+  if (v == null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 function json(v: unknown): unknown {

@@ -90,7 +90,7 @@ describe('threaded sqlite log store', () => {
   it('fails only the call whose data cannot be cloned', async () => {
     const store = await createLogStore({ dataDir: tempDir() });
     stores.push(store);
-    const bad = makeRecord({ id: 'log_fn', request: { callback: () => 1 } as unknown as Record<string, unknown> });
+    const bad = makeRecord({ id: 'log_fn', attempts: [{ callback: () => 1 }] as unknown as LogRecord['attempts'] });
     await expect(store.insertBatch([bad])).rejects.toThrow(/cannot pass insertBatch to the SQLite log worker/);
     await store.insertBatch([makeRecord({ id: 'log_after' })]);
     expect(await store.get('log_after')).toMatchObject({ id: 'log_after' });

@@ -190,7 +190,7 @@ function recordValues(r: LogRecord): unknown[] {
   return LOG_COLUMNS.map((c) => {
     const v = r[c];
     if (c === 'attempts') return JSON.stringify(v);
-    if (c === 'request' || c === 'response') return v == null ? null : JSON.stringify(v);
+    if (c === 'request' || c === 'response') return v ?? null; // JSON text already
     if (typeof v === 'boolean') return v ? 1 : 0;
     return v;
   });

@@ -65,8 +65,8 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
 
     it('returns the detail record, and null for an unknown id', async () => {
       const record = makeRecord({
-        id: 'log_detail', created_at: Date.parse('2024-05-01T00:00:00Z'), request: { messages: [{ role: 'user', content: 'hi "x"' }], temperature: 0.7 },
-        response: { choices: [{ index: 0 }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+        id: 'log_detail', created_at: Date.parse('2024-05-01T00:00:00Z'), request: JSON.stringify({ messages: [{ role: 'user', content: 'hi "x"' }], temperature: 0.7 }),
+        response: JSON.stringify({ choices: [{ index: 0 }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }),
         attempts: [{ model: 'm0', provider: 'p0', status: 503, error_code: 'upstream_unavailable', latency_ms: 5 },
           { model: 'm1', provider: 'p1', status: 200, error_code: null, latency_ms: 9 }],
         stream: true, cache_hit: true, ttft_ms: 42, input_cost: '0.1', output_cost: '0.2', user_agent: 'ua/1',
@@ -74,8 +74,8 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       });
       await store.insertBatch([record]);
       expect(await store.get('log_detail')).toEqual({
-        id: 'log_detail', api_key_id: 'k1', api_key_name: 'Key one', model: 'm1', request: record.request,
-        response: record.response, status: 'success', error_code: null, error_message: null, latency: 10,
+        id: 'log_detail', api_key_id: 'k1', api_key_name: 'Key one', model: 'm1', request: JSON.parse(record.request!),
+        response: JSON.parse(record.response!), status: 'success', error_code: null, error_message: null, latency: 10,
         ip: '127.0.0.1', user_agent: 'ua/1', created_at: '2024-05-01T00:00:00.000Z', account_id: 'a1', group_id: 'g1',
         provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
         cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true, ttft_ms: 42,

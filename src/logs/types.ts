@@ -15,7 +15,7 @@ export interface LogAttempt {
 
 /** What the log pipeline step writes per inference call. */
 export interface LogRecord {
-  /** `log_<ulid-ish>` (see `createLogId`); also the request id. Unique: the ledger key. */
+  /** `req_` + 32 hex digits, time first (see `createRequestId`); also the request id. Unique: the ledger key. */
   id: string;
   /** Milliseconds since the epoch. */
   created_at: number;
@@ -46,9 +46,12 @@ export interface LogRecord {
   input_cost: string;
   output_cost: string;
   currency: string;
-  /** Null when the account's request_logging is off. */
-  request: Record<string, unknown> | null;
-  response: Record<string, unknown> | null;
+  /**
+   * The bodies as JSON text of an object (the request as the client sent it, the answer as the
+   * client received it): stored as is. Null when the account's request_logging is off.
+   */
+  request: string | null;
+  response: string | null;
   /** Whether the call counts for billing; only billed calls add to cost statistics. */
   billed: boolean;
 }

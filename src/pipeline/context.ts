@@ -31,8 +31,10 @@ export interface GatewayContext {
   readonly startedAt: number;
   /** The chat-shaped request (the responses interface is translated to it before the pipeline). */
   body: ChatRequest;
-  /** The body as the client sent it (for logs). */
+  /** The body as the client sent it. */
   readonly rawBody: unknown;
+  /** Its JSON text as received, when the route read one (the call log stores it as is). */
+  readonly rawBodyText?: string;
   /** Models the client asked for, primary first (`model` then `fallbacks`). */
   requestedModels: string[];
   principal?: Principal;
@@ -45,7 +47,7 @@ export interface GatewayContext {
   readonly locals: Map<string, unknown>;
   readonly outcome: Outcome;
   /** Headers every answer carries (rate-limit state, request id). */
-  readonly responseHeaders: Headers;
+  readonly responseHeaders: ResponseHeaders;
   readonly taps: StreamTap[];
   /** Aborted when the client disconnects. */
   readonly signal: ClientSignal;
@@ -59,6 +61,7 @@ export interface ContextInit {
   ip: string;
   body: ChatRequest;
   rawBody: unknown;
+  rawBodyText?: string;
   signal: ClientSignal;
   id?: string;
   now?: number;
@@ -68,7 +71,7 @@ export function createContext(init: ContextInit): GatewayContext {
   const startedAt = init.now ?? Date.now();
   const id = init.id ?? createRequestId(startedAt);
   const fallbacks = Array.isArray(init.body.fallbacks) ? (init.body.fallbacks as string[]) : [];
-  const responseHeaders = new Headers({ 'x-request-id': id });
+  const responseHeaders = new ResponseHeaders([['x-request-id', id]]);
   return {
     id,
     request: init.request,
@@ -79,6 +82,7 @@ export function createContext(init: ContextInit): GatewayContext {
     startedAt,
     body: init.body,
     rawBody: init.rawBody,
+    rawBodyText: init.rawBodyText,
     requestedModels: init.body.model ? [init.body.model, ...fallbacks] : [...fallbacks],
     settings: init.snapshot.config.settings,
     targets: [],
@@ -88,6 +92,29 @@ export function createContext(init: ContextInit): GatewayContext {
     taps: [],
     signal: init.signal,
   };
+}
+
+/**
+ * The headers a step adds to the answer: a Map with case-insensitive names (stored lower-case).
+ * A web `Headers` validates and sorts on every use, which showed on the hot path.
+ */
+export class ResponseHeaders extends Map<string, string> {
+  constructor(entries?: Iterable<readonly [string, string]>) {
+    super();
+    if (entries) for (const [name, value] of entries) this.set(name, value);
+  }
+  override set(name: string, value: string): this {
+    return super.set(name.toLowerCase(), String(value));
+  }
+  override get(name: string): string | undefined {
+    return super.get(name.toLowerCase());
+  }
+  override has(name: string): boolean {
+    return super.has(name.toLowerCase());
+  }
+  override delete(name: string): boolean {
+    return super.delete(name.toLowerCase());
+  }
 }
 
 /** Register a stream observer: the pipeline owns the single body wrapper that calls it. */

@@ -24,8 +24,9 @@ export interface CallRecord extends ObservedFields {
   /** Prices in force at call time (per thousand tokens); the log service turns them into costs. */
   input_price: number;
   output_price: number;
-  request: unknown;
-  response: unknown;
+  /** The bodies as JSON text (null when not logged). */
+  request: string | null;
+  response: string | null;
 }
 
 /** Where finished calls go (the log queue). */
@@ -73,9 +74,22 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     input_price: model?.input_price ?? 0,
     output_price: model?.output_price ?? 0,
     currency: ctx.settings.account.currency,
-    request: logBodies ? ctx.rawBody : null,
-    response: logBodies ? (outcome.response ?? (outcome.text ? { text: outcome.text } : null)) : null,
+    request: logBodies ? (ctx.rawBodyText ?? jsonText(ctx.rawBody)) : null,
+    response: logBodies ? responseText(outcome) : null,
   };
+}
+
+/** The answer as JSON text: the text sent when there is one, else serialised here. */
+function responseText(outcome: Outcome): string | null {
+  if (outcome.responseText !== undefined) return outcome.responseText;
+  if (outcome.response !== undefined) return jsonText(outcome.response);
+  return outcome.text ? JSON.stringify({ text: outcome.text }) : null;
+}
+
+/** JSON text of a body object; null for nothing; a non-object value is wrapped as `{value}`. */
+function jsonText(value: unknown): string | null {
+  if (value == null) return null;
+  return JSON.stringify(typeof value === 'object' && !Array.isArray(value) ? value : { value });
 }
 
 function findModel(ctx: GatewayContext, providerId: string, upstreamModel: string) {

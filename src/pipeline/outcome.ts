@@ -28,6 +28,8 @@ export interface Outcome {
   text: string;
   /** The response body (non-stream) or assembled final message (stream), when known. */
   response?: unknown;
+  /** `response` as the JSON text the client was sent, when the renderer wrote one (chat). */
+  responseText?: string;
   streamed: boolean;
   /** Client went away before the end. */
   aborted: boolean;

@@ -22,17 +22,11 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-/** Plain headers for srvx's FastResponse, which writes a string body straight to the socket. */
-function plainHeaders(ctx: GatewayContext, init: Record<string, string>): Record<string, string> {
+/** The answer's headers as a plain object: the context's, then `init` (srvx's FastResponse takes these as they are). */
+export function plainHeaders(ctx: GatewayContext, init: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of ctx.responseHeaders) headers[name] = value;
   return Object.assign(headers, init);
-}
-
-function withHeaders(ctx: GatewayContext, init: Record<string, string>): Headers {
-  const headers = new Headers(ctx.responseHeaders);
-  for (const [name, value] of Object.entries(init)) headers.set(name, value);
-  return headers;
 }
 
 /**
@@ -91,8 +85,10 @@ export function sseBody<T>(
 
 export const chatRenderer: Renderer = {
   json(ctx, completion) {
+    const text = JSON.stringify(completion);
+    if (ctx.outcome.response === completion) ctx.outcome.responseText = text; // the log reuses it
     // A native Response would wrap the string in a web stream that srvx then reads back.
-    return new FastResponse(JSON.stringify(completion), { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
+    return new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
   },
   stream(ctx, chunks, abort) {
     const body = sseBody(
@@ -107,7 +103,7 @@ export const chatRenderer: Renderer = {
       },
       abort,
     );
-    return new Response(body, { status: 200, headers: withHeaders(ctx, SSE_HEADERS) });
+    return new Response(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
   },
 };
 

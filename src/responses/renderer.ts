@@ -2,19 +2,12 @@
  * The Renderer for endpoint `responses`: a whole chat completion becomes the 2.10 object, a
  * chunk stream becomes the Responses event stream (`event:` lines, `sequence_number`).
  */
-import type { GatewayContext } from '../pipeline/context.ts';
-import { SSE_HEADERS, sseBody, type Renderer } from '../pipeline/render.ts';
+import { plainHeaders, SSE_HEADERS, sseBody, type Renderer } from '../pipeline/render.ts';
 import { responseFromCompletion } from './object.ts';
 import { saveResponse } from './store.ts';
 import { responseEvents, type ResponseEvent } from './stream.ts';
 
 const encoder = new TextEncoder();
-
-function headersOf(ctx: GatewayContext, extra: Record<string, string>): Headers {
-  const headers = new Headers(ctx.responseHeaders);
-  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  return headers;
-}
 
 /** The responses interface's renderer (registered by the responses feature). */
 export const responsesRenderer: Renderer = {
@@ -22,7 +15,7 @@ export const responsesRenderer: Renderer = {
     const response = responseFromCompletion(ctx, completion);
     // Background calls are stored by their runner; a sync call only when the client asked to.
     if ((ctx.rawBody as { store?: boolean }).store === true) void saveResponse(ctx, response).catch(() => {});
-    return new Response(JSON.stringify(response), { status: 200, headers: headersOf(ctx, { 'content-type': 'application/json' }) });
+    return new Response(JSON.stringify(response), { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
   },
   stream(ctx, chunks, abort) {
     let sequence = 0;
@@ -35,6 +28,6 @@ export const responsesRenderer: Renderer = {
       () => null, // responseEvents already turned any failure into its closing events
       abort,
     );
-    return new Response(body, { status: 200, headers: headersOf(ctx, SSE_HEADERS) });
+    return new Response(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
   },
 };

@@ -8,7 +8,7 @@ import type { Gateway } from '../gateway.ts';
 import { createContext, type Endpoint } from '../pipeline/context.ts';
 import { missingApiKey } from '../pipeline/errors.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
-import { readJsonBody } from '../http/read-body.ts';
+import { readJson } from '../http/read-body.ts';
 import { clientSignal } from '../http/client-signal.ts';
 import chatSchema from '../../schemas/api/chat-completions.schema.json' with { type: 'json' };
 
@@ -21,9 +21,11 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
   const { snapshot, pipeline } = gateway.current;
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
-  const raw = await readJsonBody(request, snapshot.config.server.body_limit);
-  const body = toChat(raw);
-  const ctx = createContext({ request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request) });
+  const raw = await readJson(request, snapshot.config.server.body_limit);
+  const body = toChat(raw.value);
+  const ctx = createContext({
+    request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
+  });
   return pipeline.run(ctx);
 }
 
