@@ -9,7 +9,7 @@ import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
 import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
 import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
-import { kOnBodyEnd, type SelfReportingBody } from './render.ts';
+import { kOnBodyEnd, type SelfReportingResponse } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 
 export interface Pipeline {
@@ -76,15 +76,15 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         for (const [name, value] of ctx.responseHeaders) if (!response.headers.has(name)) response.headers.set(name, value);
       }
       ctx.outcome.status = response.status;
-      // `streamed` first: reading `.body` of a FastResponse turns it back into a slow native one.
-      if (!ctx.outcome.streamed || !response.body) {
+      // Reading `.body` of a FastResponse turns it back into a slow native one: look at the
+      // marks first, and at the body only when it has to be wrapped.
+      const reportsEnd = ctx.outcome.streamed ? (response as SelfReportingResponse)[kOnBodyEnd] : undefined;
+      if (!ctx.outcome.streamed || (!reportsEnd && !response.body)) {
         ctx.outcome.aborted = ctx.signal.aborted;
         // After the answer has been written: observers (log, metrics, settlement) stay off its latency.
         setImmediate(() => void complete(ctx));
         return response;
       }
-      const body = response.body as SelfReportingBody;
-      const reportsEnd = body[kOnBodyEnd];
       if (reportsEnd && ctx.taps.length === 0) {
         // Our own SSE bodies say when they end: no second stream around every chunk.
         reportsEnd((aborted) => {
@@ -93,7 +93,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         });
         return response;
       }
-      return new Response(observeBody(ctx, body, () => complete(ctx)), response);
+      return new Response(observeBody(ctx, response.body!, () => complete(ctx)), response);
     },
     async close() {
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));

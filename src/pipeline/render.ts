@@ -36,6 +36,18 @@ export function plainHeaders(ctx: GatewayContext, init: Record<string, string>):
 export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');
 export type BodyEndListener = (aborted: boolean) => void;
 export type SelfReportingBody = ReadableStream<Uint8Array> & { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
+/** A response whose body reports its end (the mark is copied onto the response: see sseResponse). */
+export type SelfReportingResponse = Response & { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
+
+/**
+ * An SSE answer: srvx's FastResponse (no web Headers, no native Response to convert), carrying
+ * its body's end mark so the pipeline never has to touch `.body`.
+ */
+export function sseResponse(ctx: GatewayContext, body: SelfReportingBody): Response {
+  const response: SelfReportingResponse = new FastResponse(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
+  response[kOnBodyEnd] = body[kOnBodyEnd];
+  return response;
+}
 
 /** Pull-based SSE body: a chunk is encoded only when the client can take it (no buffering). */
 export function sseBody<T>(
@@ -103,7 +115,7 @@ export const chatRenderer: Renderer = {
       },
       abort,
     );
-    return new Response(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
+    return sseResponse(ctx, body);
   },
 };
 

@@ -2,7 +2,7 @@
  * The Renderer for endpoint `responses`: a whole chat completion becomes the 2.10 object, a
  * chunk stream becomes the Responses event stream (`event:` lines, `sequence_number`).
  */
-import { plainHeaders, SSE_HEADERS, sseBody, type Renderer } from '../pipeline/render.ts';
+import { plainHeaders, sseBody, sseResponse, type Renderer } from '../pipeline/render.ts';
 import { responseFromCompletion } from './object.ts';
 import { saveResponse } from './store.ts';
 import { responseEvents, type ResponseEvent } from './stream.ts';
@@ -28,6 +28,6 @@ export const responsesRenderer: Renderer = {
       () => null, // responseEvents already turned any failure into its closing events
       abort,
     );
-    return new Response(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
+    return sseResponse(ctx, body);
   },
 };
