@@ -58,6 +58,8 @@ export function sseBody<T>(
 ): SelfReportingBody {
   let onEnd: BodyEndListener | undefined;
   let ended = false;
+  /** 0 before the first chunk, 1 right after it, 2 once it has been let out. */
+  let sent = 0;
   const end = (aborted: boolean) => {
     if (ended) return;
     ended = true;
@@ -66,6 +68,13 @@ export function sseBody<T>(
   const body: SelfReportingBody = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        if (sent === 1) {
+          // Node's res.write() corks the socket until the next tick, and the ticks wait for the
+          // microtask queue: with more chunks already buffered, the first would leave only
+          // after all of them were relayed. One turn of the event loop lets it go out now.
+          sent++;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         const next = await source.next();
         if (next.done) {
           const tail = finish(null);
@@ -75,7 +84,10 @@ export function sseBody<T>(
           return;
         }
         const bytes = encode(next.value);
-        if (bytes) controller.enqueue(bytes);
+        if (bytes) {
+          controller.enqueue(bytes);
+          if (sent === 0) sent = 1;
+        }
       } catch (error) {
         const tail = finish(toGatewayError(error));
         if (tail) controller.enqueue(tail);
