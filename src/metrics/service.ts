@@ -3,7 +3,7 @@
  * several gateways in one process, as in tests, keep separate counts). Fed once per finished
  * exchange by the log step's onComplete, off the request path.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type CounterConfiguration } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
 import type { CallRecord } from '../pipeline/log-record.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
@@ -35,9 +35,36 @@ const REJECTIONS: Record<string, string> = {
   queue_timeout: 'concurrency',
 };
 
+type Labels = Record<string, string>;
+
+/**
+ * A Counter fed from plain per-series totals: counting is a Map lookup, and the prom-client
+ * Counter is brought up to date when scraped (`collect`, O(series)). Its own `inc` hashes and
+ * validates the label object on every call, which showed on the hot path for the counters
+ * every request touches.
+ */
+function summedCounter(config: CounterConfiguration<string>) {
+  const series = new Map<string, { labels: Labels; value: number }>();
+  new Counter({
+    ...config,
+    collect() {
+      this.reset();
+      for (const { labels, value } of series.values()) this.inc(labels, value);
+    },
+  });
+  return {
+    /** Add `value` to the series `key` (its labels built only the first time it is seen). */
+    add(key: string, labels: () => Labels, value: number) {
+      const found = series.get(key);
+      if (found) found.value += value;
+      else series.set(key, { labels: labels(), value });
+    },
+  };
+}
+
 export function createMetrics(prefix = 'gateway_'): MetricsService {
   const registry = new Registry();
-  const requests = new Counter({
+  const requests = summedCounter({
     name: `${prefix}requests_total`,
     help: 'Inference requests by model, provider and HTTP status.',
     labelNames: ['model', 'provider', 'status'],
@@ -57,13 +84,13 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
     buckets: TTFT_BUCKETS,
     registers: [registry],
   });
-  const tokens = new Counter({
+  const tokens = summedCounter({
     name: `${prefix}tokens_total`,
     help: 'Tokens by model, provider and kind (prompt, completion).',
     labelNames: ['model', 'provider', 'kind'],
     registers: [registry],
   });
-  const cost = new Counter({
+  const cost = summedCounter({
     name: `${prefix}cost_total`,
     help: 'Billed cost by model and currency.',
     labelNames: ['model', 'provider', 'currency'],
@@ -99,16 +126,20 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
     observe({ model, outcome, record }) {
       const provider = outcome.served?.provider ?? '';
       const labels = { model, provider };
-      requests.inc({ ...labels, status: String(outcome.status) });
+      // Series keys: the label values joined by a character no model or provider id contains.
+      const series = `${model}\u0000${provider}\u0000`;
+      const status = String(outcome.status);
+      requests.add(series + status, () => ({ ...labels, status }), 1);
       latency.observe(labels, outcome.durationMs / 1000);
       if (outcome.ttfbMs !== undefined) ttft.observe(labels, outcome.ttfbMs / 1000);
       if (record) {
-        if (record.request_tokens) tokens.inc({ ...labels, kind: 'prompt' }, record.request_tokens);
-        if (record.response_tokens) tokens.inc({ ...labels, kind: 'completion' }, record.response_tokens);
+        if (record.request_tokens) tokens.add(`${series}prompt`, () => ({ ...labels, kind: 'prompt' }), record.request_tokens);
+        if (record.response_tokens) tokens.add(`${series}completion`, () => ({ ...labels, kind: 'completion' }), record.response_tokens);
         if (isBilled(record)) {
           // A Prometheus counter is a float anyway: the exact decimal cost lives in the call log.
           const amount = (record.request_tokens * record.input_price + record.response_tokens * record.output_price) / 1000;
-          if (amount > 0) cost.inc({ ...labels, currency: record.currency }, amount);
+          const currency = record.currency;
+          if (amount > 0) cost.add(series + currency, () => ({ ...labels, currency }), amount);
         }
       }
       for (const attempt of outcome.attempts) {
