@@ -153,14 +153,9 @@ function emptyAcc(): Acc {
   return { request_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, latency_sum: 0, input: 0n, output: 0n };
 }
 
+/** A rollup row is an Acc whose costs are still decimal strings. */
 function addRow(a: Acc, r: RollupRow): void {
-  a.request_count += r.request_count;
-  a.prompt_tokens += r.prompt_tokens;
-  a.completion_tokens += r.completion_tokens;
-  a.total_tokens += r.total_tokens;
-  a.latency_sum += r.latency_sum;
-  a.input += toScaled(r.input_cost);
-  a.output += toScaled(r.output_cost);
+  addAcc(a, { ...r, input: toScaled(r.input_cost), output: toScaled(r.output_cost) });
 }
 
 function addAcc(a: Acc, b: Acc): void {
