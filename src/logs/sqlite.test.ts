@@ -7,15 +7,16 @@ import { createLogStore } from './index.ts';
 import { createSqliteLogStore } from './sqlite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { makeRecord } from './test-records.ts';
+import type { LogStore } from './types.ts';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gw-logs-'));
 }
 
-// What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
-describeLogStore('sqlite in a worker thread', async () => {
+/** A store opened in a fresh directory, removed again on cleanup. */
+const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => {
   const dir = tempDir();
-  const store = await createLogStore({ dataDir: dir });
+  const store = await open(dir);
   return {
     store,
     async cleanup() {
@@ -23,21 +24,17 @@ describeLogStore('sqlite in a worker thread', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}, 'sqlite');
+};
+
+// What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
+describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
 
 // The synchronous driver the worker wraps, on its own.
-describeLogStore('sqlite in-thread driver', async () => {
-  const dir = tempDir();
-  const store = createSqliteLogStore({ dataDir: dir });
+describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
+  const store = createSqliteLogStore({ dataDir });
   await store.migrate();
-  return {
-    store,
-    async cleanup() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}, 'sqlite');
+  return store;
+}), 'sqlite');
 
 describe('sqlite log store setup', () => {
   it('creates gateway.db in WAL mode and records each migration once', async () => {
