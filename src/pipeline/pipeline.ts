@@ -9,7 +9,7 @@ import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
 import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
 import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
-import { kOnBodyEnd, type SelfReportingResponse } from './render.ts';
+import { kOnBodyEnd, type ReportsEnd } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 
 export interface Pipeline {
@@ -78,7 +78,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
       ctx.outcome.status = response.status;
       // Reading `.body` of a FastResponse turns it back into a slow native one: look at the
       // marks first, and at the body only when it has to be wrapped.
-      const reportsEnd = ctx.outcome.streamed ? (response as SelfReportingResponse)[kOnBodyEnd] : undefined;
+      const reportsEnd = ctx.outcome.streamed ? (response as Response & ReportsEnd)[kOnBodyEnd] : undefined;
       if (!ctx.outcome.streamed || (!reportsEnd && !response.body)) {
         ctx.outcome.aborted = ctx.signal.aborted;
         // After the answer has been written: observers (log, metrics, settlement) stay off its latency.

@@ -35,16 +35,16 @@ export function plainHeaders(ctx: GatewayContext, init: Record<string, string>):
  */
 export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');
 export type BodyEndListener = (aborted: boolean) => void;
-export type SelfReportingBody = ReadableStream<Uint8Array> & { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
-/** A response whose body reports its end (the mark is copied onto the response: see sseResponse). */
-export type SelfReportingResponse = Response & { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
+/** The mark: an SSE body carries it, and its response a copy (see sseResponse). */
+export type ReportsEnd = { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
+export type SelfReportingBody = ReadableStream<Uint8Array> & ReportsEnd;
 
 /**
  * An SSE answer: srvx's FastResponse (no web Headers, no native Response to convert), carrying
  * its body's end mark so the pipeline never has to touch `.body`.
  */
 export function sseResponse(ctx: GatewayContext, body: SelfReportingBody): Response {
-  const response: SelfReportingResponse = new FastResponse(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
+  const response: Response & ReportsEnd = new FastResponse(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
   response[kOnBodyEnd] = body[kOnBodyEnd];
   return response;
 }
