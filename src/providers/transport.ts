@@ -4,7 +4,7 @@
  *
  * Calls go through `Agent.dispatch` with a small handler rather than `undici.request`: the
  * reply body is a ReplyBody fed straight from the socket instead of a Readable stream with
- * its promise machinery, which took about a third of the gateway's time per call.
+ * its promise machinery, which took about a third of a bare proxy's time per call.
  */
 import type { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
