@@ -2,6 +2,7 @@
  * Turn the upstream step's result into the client's HTTP answer for each inference interface.
  * The responses interface registers its own renderer; chat completions is the default.
  */
+import type { Writable } from 'node:stream';
 import { FastResponse } from 'srvx';
 import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
 import type { Endpoint, GatewayContext } from './context.ts';
@@ -31,80 +32,123 @@ export function plainHeaders(ctx: GatewayContext, init: Record<string, string>):
 
 /**
  * Marks a body that reports its own end: the pipeline registers its completion callback here
- * instead of wrapping the body in a second stream (one web stream per chunk, not two).
+ * instead of wrapping the body in a second stream around every chunk.
  */
 export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');
 export type BodyEndListener = (aborted: boolean) => void;
 /** The mark: an SSE body carries it, and its response a copy (see sseResponse). */
 export type ReportsEnd = { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
-export type SelfReportingBody = ReadableStream<Uint8Array> & ReportsEnd;
+
+/** Where an SSE body is written: the Node response, or a PassThrough when read in-process. */
+export type SseDestination = Pick<Writable, 'write' | 'end' | 'once' | 'off' | 'destroyed' | 'writableNeedDrain'>;
+
+/**
+ * A body srvx pipes into the Node response itself (a "pipeable": `pipe`, and `abort` for a HEAD
+ * request or a client gone before the first byte) rather than a web ReadableStream it would
+ * read back chunk by chunk: no stream object, reader promise or pull per chunk on the hot path.
+ * Read in-process (`response.body`, `.text()`), srvx pipes it into a PassThrough instead.
+ */
+export interface SseBody extends ReportsEnd {
+  pipe<D extends SseDestination>(destination: D): D;
+  abort(): void;
+  destroy(): void;
+}
 
 /**
  * An SSE answer: srvx's FastResponse (no web Headers, no native Response to convert), carrying
  * its body's end mark so the pipeline never has to touch `.body`.
  */
-export function sseResponse(ctx: GatewayContext, body: SelfReportingBody): Response {
-  const response: Response & ReportsEnd = new FastResponse(body, { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) });
+export function sseResponse(ctx: GatewayContext, body: SseBody): Response {
+  const init = { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) };
+  const response: Response & ReportsEnd = new FastResponse(body as unknown as BodyInit, init);
   response[kOnBodyEnd] = body[kOnBodyEnd];
   return response;
 }
 
-/** Pull-based SSE body: a chunk is encoded only when the client can take it (no buffering). */
+/**
+ * Relays `source` into the destination as it arrives: the next item is read only when the
+ * destination can take more (no buffering), and the client hanging up aborts the upstream.
+ */
 export function sseBody<T>(
   source: AsyncGenerator<T>,
   encode: (item: T) => Uint8Array | null,
   finish: (error: GatewayError | null) => Uint8Array | null,
   abort: () => void,
-): SelfReportingBody {
+): SseBody {
   let onEnd: BodyEndListener | undefined;
   let ended = false;
-  /** 0 before the first chunk, 1 right after it, 2 once it has been let out. */
-  let sent = 0;
   const end = (aborted: boolean) => {
     if (ended) return;
     ended = true;
     onEnd?.(aborted);
   };
-  const body: SelfReportingBody = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        if (sent === 1) {
+  const cancel = () => {
+    if (ended) return;
+    end(true);
+    abort();
+    source.return(undefined).catch(() => {});
+  };
+
+  async function relay(destination: SseDestination) {
+    destination.once('close', cancel); // gone before the end: the upstream call stops too
+    let first = true;
+    let tail: Uint8Array | null;
+    try {
+      for (;;) {
+        const next = await source.next();
+        if (ended) return;
+        if (next.done) {
+          tail = finish(null);
+          break;
+        }
+        const bytes = encode(next.value);
+        if (!bytes) continue;
+        destination.write(bytes);
+        if (first) {
           // Node's res.write() corks the socket until the next tick, and the ticks wait for the
           // microtask queue: with more chunks already buffered, the first would leave only
           // after all of them were relayed. One turn of the event loop lets it go out now.
-          sent++;
+          first = false;
           await new Promise((resolve) => setImmediate(resolve));
         }
-        const next = await source.next();
-        if (next.done) {
-          const tail = finish(null);
-          if (tail) controller.enqueue(tail);
-          controller.close();
-          end(false);
-          return;
-        }
-        const bytes = encode(next.value);
-        if (bytes) {
-          controller.enqueue(bytes);
-          if (sent === 0) sent = 1;
-        }
-      } catch (error) {
-        const tail = finish(toGatewayError(error));
-        if (tail) controller.enqueue(tail);
-        controller.close();
-        end(false);
+        if (destination.writableNeedDrain) await drained(destination);
+        if (ended) return;
       }
+    } catch (error) {
+      if (ended) return;
+      tail = finish(toGatewayError(error));
+    }
+    destination.off('close', cancel);
+    if (destination.destroyed) return cancel();
+    if (tail) destination.write(tail);
+    destination.end();
+    end(false);
+  }
+
+  return {
+    [kOnBodyEnd]: (listener) => {
+      onEnd = listener;
     },
-    async cancel() {
-      end(true);
-      abort();
-      await source.return(undefined).catch(() => {});
+    pipe(destination) {
+      void relay(destination);
+      return destination;
     },
-  }, { highWaterMark: 0 });
-  body[kOnBodyEnd] = (listener) => {
-    onEnd = listener;
+    abort: cancel,
+    destroy: cancel,
   };
-  return body;
+}
+
+/** Resolves once the destination wants more, or is gone. */
+function drained(destination: SseDestination): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      destination.off('drain', done);
+      destination.off('close', done);
+      resolve();
+    };
+    destination.once('drain', done);
+    destination.once('close', done);
+  });
 }
 
 export const chatRenderer: Renderer = {
