@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: start the mock upstream, our gateway and (when it installs) the Portkey
- * gateway as separate processes, then load each the same way in one run and print throughput,
+ * `npm run bench`: start the mock upstream, a bare proxy (the floor), our gateway and (when it
+ * installs) the Portkey gateway as separate processes, then load each the same way in one run and print throughput,
  * latency, the latency the gateways add over going straight to the mock, streaming time to
  * first byte and peak memory. See bench/README.md for what each figure means.
  *
@@ -31,6 +31,15 @@ const PEER_REFERENCE = { rps: 1100, addedP99: 22, addedTtfb: 28 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const children: Child[] = [];
+
+/** The bare reverse proxy of bench/floor-proxy.ts: the least a Node.js gateway can add here. */
+async function startFloor(upstream: string): Promise<Child & { url: string }> {
+  const port = await freePort();
+  const child = spawnNode('floor', ['--import', 'tsx', 'bench/floor-proxy.ts'], { cwd: ROOT, env: { PORT: String(port), UPSTREAM: upstream } });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child);
+  return { ...child, url };
+}
 
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
   const port = await freePort();
@@ -77,13 +86,17 @@ async function main() {
   const mock = await startMock();
   children.push(mock);
   const mockBase = `http://127.0.0.1:${mock.port}/v1`;
+  const floor = await startFloor(`${mockBase}/chat/completions`);
+  children.push(floor);
   const gateway = await startOurGateway(mockBase, dataDir);
   children.push(gateway);
+  const upstreamKey = { authorization: 'Bearer bench-upstream-key' };
   const targets: Target[] = [
-    target('direct', `${mockBase}/chat/completions`, { authorization: 'Bearer bench-upstream-key' }),
+    target('direct', `${mockBase}/chat/completions`, upstreamKey),
+    target('floor', `${floor.url}/v1/chat/completions`, upstreamKey),
     target('gateway', `${gateway.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` }),
   ];
-  const pids: Record<string, number | undefined> = { gateway: gateway.proc.pid };
+  const pids: Record<string, number | undefined> = { floor: floor.proc.pid, gateway: gateway.proc.pid };
 
   let peerNote = '';
   if (withPortkey) {
@@ -102,7 +115,7 @@ async function main() {
   } else {
     peerNote = 'Portkey skipped (BENCH_PORTKEY=0)';
   }
-  for (const t of targets.slice(0, 2)) await smokeTest(t);
+  for (const t of targets.slice(0, 3)) await smokeTest(t);
   const names = targets.map((t) => t.name);
   const idle = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)?.rss]));
   log(`targets: ${names.join(', ')}; ${seconds}s per phase, ${connections} connections, ${rate} req/s`);
@@ -159,6 +172,8 @@ async function main() {
   const peerRps = max.get('portkey')?.rps ?? PEER_REFERENCE.rps;
   const addedP99 = paced.get('gateway')!.p99 - paced.get('direct')!.p99;
   const addedTtfb = sequential.get('gateway')!.p50 - sequential.get('direct')!.p50;
+  const floorP99 = paced.get('floor')!.p99 - paced.get('direct')!.p99;
+  const floorTtfb = sequential.get('floor')!.p50 - sequential.get('direct')!.p50;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const aims = [
     `throughput ${Math.round(ours)} req/s = ${(ours / peerRps).toFixed(1)}× ${max.has('portkey') ? 'Portkey here' : 'the reference 1,100'} (aim ≥ 6×): ${verdict(ours >= 6 * peerRps)}`,
@@ -174,6 +189,7 @@ async function main() {
   if (failures.length) console.log(`failed requests: ${failures.map(([n, c]) => `${n} ${c}`).join(', ')}`);
   console.log(`\nAims (issue 2; Portkey ${PORTKEY_VERSION} reference: ~${PEER_REFERENCE.rps} req/s, +${PEER_REFERENCE.addedP99} ms p99, +${PEER_REFERENCE.addedTtfb} ms TTFB):`);
   for (const line of aims) console.log(`  ${line}`);
+  console.log(`  (the floor, a bare node:http + undici proxy, adds ${floorP99.toFixed(2)} ms at p99 and ${floorTtfb.toFixed(2)} ms to the first byte on this machine)`);
   console.log(`\nMarkdown (for bench/README.md):\n\n${markdownTable(rows, names)}\n`);
   log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await shutdown();
