@@ -44,9 +44,14 @@ export function rateRules(ctx: GatewayContext): RateRule[] {
   return rules;
 }
 
-/** Rough prompt size in tokens (4 characters each): only sizes the reservation, settled later. */
+/**
+ * Rough prompt size in tokens (4 characters each): only sizes the reservation, settled later.
+ * Taken over the request text as received, which is at hand: a large prompt is not serialised
+ * again on every call, and its tools and system text count as input, as upstreams bill them.
+ */
 function promptEstimate(ctx: GatewayContext): number {
-  return Math.ceil(JSON.stringify(ctx.body.messages ?? '').length / 4);
+  const text = ctx.rawBodyText ?? JSON.stringify(ctx.body.messages ?? '');
+  return Math.ceil(text.length / 4);
 }
 
 /** Tokens reserved before the call: prompt estimate + the completion allowance. */
