@@ -53,8 +53,20 @@ export function costOf(tokens: number, pricePerThousand: number | string): strin
   if (!Number.isSafeInteger(tokens) || tokens < 0) throw new RangeError(`invalid token count: ${tokens}`);
   // cost × 10^12 = tokens × (price × 10^15) / 10^6: exact for prices with up to 9 decimal
   // places, correctly rounded at the 12th place beyond that.
-  const price = toScaled(pricePerThousand, COST_SCALE + 3);
-  return fromScaled(roundDiv(price * BigInt(tokens), 1_000_000n));
+  return fromScaled(roundDiv(scaledPrice(pricePerThousand) * BigInt(tokens), 1_000_000n));
+}
+
+/** Prices come from the config, a handful of values billed on every call: each is parsed once. */
+const scaledPrices = new Map<number | string, bigint>();
+
+function scaledPrice(price: number | string): bigint {
+  let scaled = scaledPrices.get(price);
+  if (scaled === undefined) {
+    scaled = toScaled(price, COST_SCALE + 3);
+    if (scaledPrices.size >= 1024) scaledPrices.clear(); // prices edited many times: stay bounded
+    scaledPrices.set(price, scaled);
+  }
+  return scaled;
 }
 
 /** Exact sum of two decimal strings (or numbers), e.g. `addDecimal('0.1', '0.2')` → `"0.3"`. */

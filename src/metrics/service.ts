@@ -3,10 +3,11 @@
  * several gateways in one process, as in tests, keep separate counts). Fed once per finished
  * exchange by the log step's onComplete, off the request path.
  */
-import { Counter, Gauge, Histogram, Registry, type CounterConfiguration } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
 import type { CallRecord } from '../pipeline/log-record.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
+import { summedCounter, summedHistogram } from './summed.ts';
 
 export interface MetricsSample {
   /** Model as served, else as requested ('' when none). */
@@ -35,33 +36,6 @@ const REJECTIONS: Record<string, string> = {
   queue_timeout: 'concurrency',
 };
 
-type Labels = Record<string, string>;
-
-/**
- * A Counter fed from plain per-series totals: counting is a Map lookup, and the prom-client
- * Counter is brought up to date when scraped (`collect`, O(series)). Its own `inc` hashes and
- * validates the label object on every call, which showed on the hot path for the counters
- * every request touches.
- */
-function summedCounter(config: CounterConfiguration<string>) {
-  const series = new Map<string, { labels: Labels; value: number }>();
-  new Counter({
-    ...config,
-    collect() {
-      this.reset();
-      for (const { labels, value } of series.values()) this.inc(labels, value);
-    },
-  });
-  return {
-    /** Add `value` to the series `key` (its labels built only the first time it is seen). */
-    add(key: string, labels: () => Labels, value: number) {
-      const found = series.get(key);
-      if (found) found.value += value;
-      else series.set(key, { labels: labels(), value });
-    },
-  };
-}
-
 export function createMetrics(prefix = 'gateway_'): MetricsService {
   const registry = new Registry();
   const requests = summedCounter({
@@ -70,19 +44,17 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
     labelNames: ['model', 'provider', 'status'],
     registers: [registry],
   });
-  const latency = new Histogram({
+  const latency = summedHistogram({
     name: `${prefix}request_duration_seconds`,
     help: 'Time from request to last byte.',
-    labelNames: ['model', 'provider'],
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
+    registry,
   });
-  const ttft = new Histogram({
+  const ttft = summedHistogram({
     name: `${prefix}time_to_first_token_seconds`,
     help: 'Time to the first streamed content chunk.',
-    labelNames: ['model', 'provider'],
     buckets: TTFT_BUCKETS,
-    registers: [registry],
+    registry,
   });
   const tokens = summedCounter({
     name: `${prefix}tokens_total`,
@@ -126,12 +98,13 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
     observe({ model, outcome, record }) {
       const provider = outcome.served?.provider ?? '';
       const labels = { model, provider };
+      const labelsOf = () => labels;
       // Series keys: the label values joined by a character no model or provider id contains.
       const series = `${model}\u0000${provider}\u0000`;
       const status = String(outcome.status);
       requests.add(series + status, () => ({ ...labels, status }), 1);
-      latency.observe(labels, outcome.durationMs / 1000);
-      if (outcome.ttfbMs !== undefined) ttft.observe(labels, outcome.ttfbMs / 1000);
+      latency.observe(series, labelsOf, outcome.durationMs / 1000);
+      if (outcome.ttfbMs !== undefined) ttft.observe(series, labelsOf, outcome.ttfbMs / 1000);
       if (record) {
         if (record.request_tokens) tokens.add(`${series}prompt`, () => ({ ...labels, kind: 'prompt' }), record.request_tokens);
         if (record.response_tokens) tokens.add(`${series}completion`, () => ({ ...labels, kind: 'completion' }), record.response_tokens);
