@@ -9,7 +9,7 @@
  */
 import { Counter, type CounterConfiguration, type Registry } from 'prom-client';
 
-export type Labels = Record<string, string>;
+type Labels = Record<string, string>;
 
 /** A prom-client Counter brought up to date from the totals at scrape time. */
 export function summedCounter(config: CounterConfiguration<string>) {
