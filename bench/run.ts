@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildGateway } from '../scripts/build.ts';
 import { pacedRun } from './paced.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
 import { freePort, memoryOf, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
@@ -44,7 +45,8 @@ async function startFloor(upstream: string): Promise<Child & { url: string }> {
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
   const port = await freePort();
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/.profiles')}`] : [];
-  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', 'src/main.ts'], {
+  await buildGateway(ROOT); // what `npm start` runs: the dist/ bundle
+  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', 'dist/main.mjs'], {
     cwd: ROOT,
     env: {
       PORT: String(port),

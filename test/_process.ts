@@ -1,6 +1,7 @@
 /**
- * Helpers for tests that run the gateway as an operator does: `node --import tsx src/main.ts`
- * in a child process (plain node with the tsx loader, so signals reach the gateway itself).
+ * Helpers for tests that run the gateway as an operator does with `npm start`: the bundle
+ * (dist/main.mjs, built once by test/_build.ts) under plain node with the tsx loader, in a
+ * child process, so signals reach the gateway itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -28,7 +29,7 @@ export interface GatewayProcess {
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dist/main.mjs'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,6 @@
 /**
- * No log record is lost across a SIGTERM under load and a restart: the real process
- * (`node --import tsx src/main.ts`) answers N concurrent calls, is stopped while they are in
+ * No log record is lost across a SIGTERM under load and a restart: the real process (what
+ * `npm start` runs, the dist/ bundle) answers N concurrent calls, is stopped while they are in
  * flight, and after a restart the log holds one row per answered call. The queue here writes
  * only after a minute, so every row comes from the shutdown flush. SQLite and PostgreSQL.
  */

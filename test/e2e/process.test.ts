@@ -1,5 +1,5 @@
 /**
- * The real entry point as an operator runs it: `tsx src/main.ts` in a child process.
+ * The real entry point as an operator runs it (`npm start`: the dist/ bundle) in a child process.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
