@@ -45,8 +45,10 @@ async function startFloor(upstream: string): Promise<Child & { url: string }> {
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
   const port = await freePort();
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/.profiles')}`] : [];
-  await buildGateway(ROOT); // what `npm start` runs: the dist/ bundle
-  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', 'dist/main.mjs'], {
+  // What `npm start` runs, the dist/ bundle; BENCH_SOURCES=1 runs the sources through tsx instead.
+  const entry = process.env.BENCH_SOURCES === '1' ? 'src/main.ts' : 'dist/main.mjs';
+  if (entry.startsWith('dist/')) await buildGateway(ROOT);
+  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
       PORT: String(port),
