@@ -1,12 +1,12 @@
 /**
  * `npm run bench`: start the mock upstream, a bare proxy (the floor), our gateway and (when it
- * installs) the Portkey gateway as separate processes, then load each the same way in one run and print throughput,
- * latency, the latency the gateways add over going straight to the mock, streaming time to
- * first byte and peak memory. See bench/README.md for what each figure means.
+ * installs) the Portkey gateway as separate processes, then load each the same way in one run
+ * and print throughput, latency, the latency the gateways add over going straight to the mock,
+ * streaming time to first byte and peak memory. See bench/README.md for what each figure means.
  *
  * Environment: BENCH_DURATION (seconds per load phase, default 10), BENCH_CONNECTIONS (64),
  * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_PROFILE=1 (CPU profile of the
- * gateway into bench/.profiles).
+ * gateway into bench/.profiles), BENCH_SOURCES=1 (the sources through tsx, not the bundle).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
