@@ -62,6 +62,28 @@ describe('the gateway process', { timeout: 90_000 }, () => {
     }
   });
 
+  it('loads a TypeScript custom plugin (the README example) into the bundle', async () => {
+    const gw = await launch('custom-plugin.yaml', { GATEWAY_WATCH: 'false', EXAMPLES_DIR: resolve('examples') });
+    try {
+      await waitHealthy(gw);
+      const ask = (user: string) =>
+        fetch(`${gw.url}/api/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], user }),
+        });
+      const allowed = await ask('alice');
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers.get('x-checked-by')).toBe('block-users');
+      const blocked = await ask('mallory');
+      expect(blocked.status).toBe(403);
+      expect((await blocked.json()).error).toMatchObject({ code: 'user_blocked' });
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+    }
+  });
+
   it('refuses several workers without REDIS_URL', async () => {
     const gw = await launch('workers.yaml', { REDIS_URL: '' });
     expect(await gw.exited).toBe(1);
