@@ -143,6 +143,25 @@ describe('sseBody', () => {
     expect({ aborted, ends, finalized }).toEqual({ aborted: true, ends: [true], finalized: true });
   });
 
+  it('ends the answer and the upstream call when writing breaks, without an unhandled rejection', async () => {
+    async function* source() {
+      yield 'x';
+      yield 'y';
+    }
+    let aborted = false;
+    const ends: boolean[] = [];
+    const body = sseBody(source(), bytes, () => bytes('[DONE]'), () => (aborted = true));
+    body[kOnBodyEnd]!((wasAborted) => ends.push(wasAborted));
+    const destination = new PassThrough();
+    destination.write = (() => {
+      throw new Error('socket gone wrong');
+    }) as typeof destination.write;
+    const closed = new Promise((resolve) => destination.once('close', resolve));
+    body.pipe(destination);
+    await closed;
+    expect({ aborted, ends, destroyed: destination.destroyed }).toEqual({ aborted: true, ends: [true], destroyed: true });
+  });
+
   it('reads back in-process through the response, as tests and embedders do', async () => {
     async function* source() {
       yield 'one ';

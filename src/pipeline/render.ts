@@ -40,7 +40,7 @@ export type BodyEndListener = (aborted: boolean) => void;
 export type ReportsEnd = { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
 
 /** Where an SSE body is written: the Node response, or a PassThrough when read in-process. */
-export type SseDestination = Pick<Writable, 'write' | 'end' | 'once' | 'off' | 'destroyed' | 'writableNeedDrain'>;
+export type SseDestination = Pick<Writable, 'write' | 'end' | 'once' | 'off' | 'destroy' | 'destroyed' | 'writableNeedDrain'>;
 
 /**
  * A body srvx pipes into the Node response itself (a "pipeable": `pipe`, and `abort` for a HEAD
@@ -130,7 +130,11 @@ export function sseBody<T>(
       onEnd = listener;
     },
     pipe(destination) {
-      void relay(destination);
+      // Never an unhandled rejection: a relay that breaks ends the answer and the upstream call.
+      relay(destination).catch(() => {
+        cancel();
+        destination.destroy();
+      });
       return destination;
     },
     abort: cancel,
