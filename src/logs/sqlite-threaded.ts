@@ -31,7 +31,7 @@ interface Pending {
 }
 
 // Run from the sources (tsx, vitest) the worker is the .ts beside this file; run from the
-// bundle (`npm start`, scripts/build.mjs) it is dist/sqlite-worker.mjs beside dist/main.mjs.
+// bundle (`npm start`, scripts/build.ts) it is dist/sqlite-worker.mjs beside dist/main.mjs.
 const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './sqlite-worker.ts' : './sqlite-worker.mjs', import.meta.url);
 
 /** Starts the store's worker; call `migrate()` (as createLogStore does) before use. */
