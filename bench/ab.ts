@@ -1,0 +1,93 @@
+/**
+ * A/B probe: CPU per request of two or more gateway builds or node flag sets, measured in
+ * interleaved rounds against one mock, so that the machine's drift hits every variant alike.
+ * Each round loads one variant at saturation (autocannon, 64 connections) and reads all its
+ * threads' CPU time from /proc; the medians over the rounds are what to compare.
+ *
+ *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] name=entry[@node-flags] name=entry[@node-flags] ...
+ *   e.g. cp -r dist dist-before && (change, npm run build) &&
+ *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
+ *        npx tsx bench/ab.ts plain=dist/main.mjs big-young=dist/main.mjs@--max-semi-space-size=64
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { threadCpu } from './thread-cpu.ts';
+import { freePort, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
+import { BENCH_KEY, target, type Target } from './targets.ts';
+import { autocannonRun } from './throughput.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' } },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+if (positionals.length < 1) {
+  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] name=entry[@node-flags] ...');
+  process.exit(2);
+}
+
+interface Variant {
+  name: string;
+  child: Child;
+  target: Target;
+  rps: number[];
+  cpu: number[];
+  main: number[];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+const mock = await startMock();
+const dataDirs: string[] = [];
+const variants: Variant[] = [];
+try {
+  for (const spec of positionals) {
+    const [name, rest = ''] = spec.split('=', 2);
+    const [entry, flags = ''] = rest.split('@', 2);
+    const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
+    dataDirs.push(dataDir);
+    const child = spawnNode(name!, [...flags.split(' ').filter(Boolean), '--import', 'tsx', resolve(ROOT, entry!)], {
+      cwd: ROOT,
+      env: {
+        PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'), GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_WATCH: 'false', MOCK_URL: `http://127.0.0.1:${mock.port}`, LOG_LEVEL: 'error', REDIS_URL: '',
+      },
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/v1/system/health`, child);
+    const t = target(name!, `${url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+    await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
+    variants.push({ name: name!, child, target: t, rps: [], cpu: [], main: [] });
+  }
+  for (let round = 0; round < rounds; round++) {
+    // Alternate the order each round, so no variant always runs after the same neighbour.
+    const order = round % 2 === 0 ? variants : [...variants].reverse();
+    for (const v of order) {
+      const before = await threadCpu(v.child.proc.pid!);
+      const result = await autocannonRun(v.target, { connections: 64, seconds });
+      const after = await threadCpu(v.child.proc.pid!);
+      const served = result.rps * seconds;
+      let total = 0;
+      for (const [thread, us] of after) total += us - (before.get(thread) ?? 0);
+      v.rps.push(result.rps);
+      v.cpu.push(total / served);
+      v.main.push(((after.get('main') ?? 0) - (before.get('main') ?? 0)) / served);
+    }
+    process.stderr.write(`round ${round + 1}/${rounds}\n`);
+  }
+  console.log(`${rounds} interleaved rounds of ${seconds} s, medians (min–max):`);
+  for (const v of variants) {
+    const range = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+    console.log(`  ${v.name.padEnd(14)} ${range(v.rps)} req/s, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}`);
+  }
+} finally {
+  for (const v of variants) await v.child.stop();
+  await mock.stop();
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+}
