@@ -2,7 +2,8 @@
  * A/B probe: CPU per request of two or more gateway builds or node flag sets, measured in
  * interleaved rounds against one mock, so that the machine's drift hits every variant alike.
  * Each round loads one variant at saturation (autocannon, 64 connections) and reads all its
- * threads' CPU time from /proc; the medians over the rounds are what to compare.
+ * threads' CPU time from /proc; the medians over the rounds are what to compare. Every variant
+ * runs with `npm start`'s node flags, then its own (a later V8 flag wins).
  *
  *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] name=entry[@node-flags] name=entry[@node-flags] ...
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startNodeFlags } from '../scripts/start-args.ts';
 import { threadCpu } from './thread-cpu.ts';
 import { freePort, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
@@ -47,12 +49,12 @@ const dataDirs: string[] = [];
 const variants: Variant[] = [];
 try {
   for (const spec of positionals) {
-    const [name, rest = ''] = spec.split('=', 2);
-    const [entry, flags = ''] = rest.split('@', 2);
+    const name = spec.slice(0, spec.indexOf('='));
+    const [entry, flags = ''] = spec.slice(name.length + 1).split('@');
     const port = await freePort();
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
     dataDirs.push(dataDir);
-    const child = spawnNode(name!, [...flags.split(' ').filter(Boolean), '--import', 'tsx', resolve(ROOT, entry!)], {
+    const child = spawnNode(name, [...startNodeFlags(), ...flags.split(' ').filter(Boolean), resolve(ROOT, entry!)], {
       cwd: ROOT,
       env: {
         PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'), GATEWAY_DATA_DIR: dataDir,
@@ -61,9 +63,9 @@ try {
     });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/v1/system/health`, child);
-    const t = target(name!, `${url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+    const t = target(name, `${url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
-    variants.push({ name: name!, child, target: t, rps: [], cpu: [], main: [] });
+    variants.push({ name, child, target: t, rps: [], cpu: [], main: [] });
   }
   for (let round = 0; round < rounds; round++) {
     // Alternate the order each round, so no variant always runs after the same neighbour.

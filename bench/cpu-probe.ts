@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../scripts/build.ts';
+import { startNodeFlags } from '../scripts/start-args.ts';
 import { threadCpu } from './thread-cpu.ts';
 import { freePort, spawnNode, startMock, waitForHttp } from './processes.ts';
 import { BENCH_KEY, target } from './targets.ts';
@@ -24,7 +25,7 @@ const entry = process.env.BENCH_SOURCES === '1' ? 'src/main.ts' : 'dist/main.mjs
 if (entry.startsWith('dist/')) await buildGateway(ROOT);
 const port = await freePort();
 const nodeArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const gateway = spawnNode('gateway', [...nodeArgs, '--import', 'tsx', entry], {
+const gateway = spawnNode('gateway', [...nodeArgs, ...startNodeFlags(), entry], {
   cwd: ROOT,
   env: {
     PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'), GATEWAY_DATA_DIR: dataDir,

@@ -13,6 +13,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../scripts/build.ts';
+import { startNodeFlags } from '../scripts/start-args.ts';
 import { pacedRun } from './paced.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
 import { freePort, memoryOf, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
@@ -48,7 +49,7 @@ async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child 
   // What `npm start` runs, the dist/ bundle; BENCH_SOURCES=1 runs the sources through tsx instead.
   const entry = process.env.BENCH_SOURCES === '1' ? 'src/main.ts' : 'dist/main.mjs';
   if (entry.startsWith('dist/')) await buildGateway(ROOT);
-  const child = spawnNode('gateway', [...profileArgs, '--import', 'tsx', entry], {
+  const child = spawnNode('gateway', [...profileArgs, ...startNodeFlags(), entry], {
     cwd: ROOT,
     env: {
       PORT: String(port),

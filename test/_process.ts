@@ -1,10 +1,11 @@
 /**
  * Helpers for tests that run the gateway as an operator does with `npm start`: the bundle
- * (dist/main.mjs, built once by test/_build.ts) under plain node with the tsx loader, in a
+ * (dist/main.mjs, built once by test/_build.ts) under node with the start script's flags, in a
  * child process, so signals reach the gateway itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { startNodeFlags } from '../scripts/start-args.ts';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,7 +30,7 @@ export interface GatewayProcess {
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'dist/main.mjs'], {
+  const child = spawn(process.execPath, [...startNodeFlags(), 'dist/main.mjs'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
