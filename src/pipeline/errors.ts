@@ -56,7 +56,7 @@ export function toGatewayError(value: unknown): GatewayError {
 export function errorResponse(error: GatewayError): Response {
   return new Response(JSON.stringify(error.toJSON()), {
     status: error.status,
-    headers: { 'content-type': 'application/json', ...error.headers },
+    headers: Object.assign({ 'content-type': 'application/json' }, error.headers),
   });
 }
 

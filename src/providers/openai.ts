@@ -17,7 +17,7 @@ export function openaiBody(request: ChatRequest, target: Target, stream: boolean
   if (stream) {
     body.stream = true;
     // Always ask for usage so the gateway can bill streams; the client only sees it if it asked.
-    body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
+    body.stream_options = Object.assign({}, request.stream_options, { include_usage: true });
   } else {
     delete body.stream;
     delete body.stream_options;
@@ -26,7 +26,7 @@ export function openaiBody(request: ChatRequest, target: Target, stream: boolean
 }
 
 export function bearerHeaders(target: Target): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+  const headers: Record<string, string> = Object.assign({ 'content-type': 'application/json' }, target.provider.headers);
   if (target.provider.api_key) headers.authorization = `Bearer ${target.provider.api_key}`;
   return headers;
 }

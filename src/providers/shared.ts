@@ -26,7 +26,7 @@ export const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /** Content type plus the provider's extra headers, which every wire format forwards. */
 export function jsonHeaders(target: Target, auth: Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...target.provider.headers };
+  const headers: Record<string, string> = Object.assign({ 'content-type': 'application/json' }, target.provider.headers);
   if (target.provider.api_key) Object.assign(headers, auth);
   return headers;
 }

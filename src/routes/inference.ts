@@ -30,4 +30,6 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
 }
 
 // A shallow copy: the pipeline sets top-level defaults, while the log keeps the body as sent.
-export const chatBody: BodyAdapter = (raw) => ({ ...validateChatBody(raw) });
+// Object.assign rather than a spread, which on Node 20 kept request bodies alive through
+// young-generation GCs (see routing/call.ts).
+export const chatBody: BodyAdapter = (raw) => Object.assign({}, validateChatBody(raw));

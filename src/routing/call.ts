@@ -49,42 +49,52 @@ class AttemptSignal extends EventEmitter {
 /** One shared reason: creating an Error per abort would capture (and source-map) a stack each time. */
 const ATTEMPT_ABORTED = Object.freeze(Object.assign(new Error('upstream call aborted by the gateway'), { code: 'UND_ERR_ABORTED' }));
 
-/** Deadline bookkeeping for one attempt: the reason the attempt's signal fired. */
-function deadline(signal: ClientSignal, totalMs: number) {
-  const attempt = new AttemptSignal();
-  let reason: 'client' | 'first_token' | 'total' | null = null;
-  const fire = (why: typeof reason) => {
-    if (!attempt.aborted) {
-      reason = why;
-      attempt.abort();
-    }
-  };
-  const onClient = () => fire('client');
-  if (signal.aborted) fire('client');
-  else signal.addEventListener('abort', onClient, { once: true });
-  const total = setTimeout(fire, totalMs, 'total');
-  let firstToken: NodeJS.Timeout | undefined;
-  return {
-    signal: attempt,
-    get reason() {
-      return reason;
-    },
-    armFirstToken(ms: number) {
-      firstToken = setTimeout(fire, ms, 'first_token');
-    },
-    clearFirstToken() {
-      clearTimeout(firstToken);
-    },
-    abort: () => fire('client'),
-    dispose() {
-      clearTimeout(total);
-      clearTimeout(firstToken);
-      signal.removeEventListener('abort', onClient);
-    },
-  };
-}
+type DeadlineReason = 'client' | 'first_token' | 'total';
 
-type Deadline = ReturnType<typeof deadline>;
+const ONCE = { once: true };
+const fireTimer = (deadline: Deadline, why: DeadlineReason) => deadline.fire(why);
+
+/**
+ * Deadline bookkeeping for one attempt: the reason the attempt's signal fired. A class rather
+ * than an object literal with a getter and per-attempt closures: on Node 20 such literals made
+ * per request kept request data alive through young-generation GCs (bench/README.md).
+ */
+class Deadline {
+  readonly signal = new AttemptSignal();
+  reason: DeadlineReason | null = null;
+  /** The client hanging up aborts the attempt; also handed out as the stream's abort handle. */
+  readonly abort = () => this.fire('client');
+  private readonly client: ClientSignal;
+  private readonly total: NodeJS.Timeout;
+  private firstToken: NodeJS.Timeout | undefined;
+
+  constructor(client: ClientSignal, totalMs: number) {
+    this.client = client;
+    if (client.aborted) this.fire('client');
+    else client.addEventListener('abort', this.abort, ONCE);
+    this.total = setTimeout(fireTimer, totalMs, this, 'total');
+  }
+
+  fire(why: DeadlineReason) {
+    if (this.signal.aborted) return;
+    this.reason = why;
+    this.signal.abort();
+  }
+
+  armFirstToken(ms: number) {
+    this.firstToken = setTimeout(fireTimer, ms, this, 'first_token');
+  }
+
+  clearFirstToken() {
+    clearTimeout(this.firstToken);
+  }
+
+  dispose() {
+    clearTimeout(this.total);
+    clearTimeout(this.firstToken);
+    this.client.removeEventListener('abort', this.abort);
+  }
+}
 
 function classify(error: unknown, timer: Deadline): unknown {
   if (error instanceof AttemptError) return error;
@@ -99,8 +109,12 @@ function classify(error: unknown, timer: Deadline): unknown {
 async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
   const { adapter, target, timeouts } = input;
   const built = adapter.buildRequest(input.request, target, { stream });
+  // Named fields, not `...built`: on Node 20's V8 a spread copy made here kept every request's
+  // upstream body alive through young-generation GCs (bench/README.md, "GC pauses").
   const reply = await input.transport.send({
-    ...built,
+    url: built.url,
+    headers: built.headers,
+    body: built.body,
     signal: timer.signal,
     connectTimeoutMs: timeouts.connect,
     headersTimeoutMs: timeouts.first_token,
@@ -117,7 +131,7 @@ async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
 
 /** Non-stream attempt: the whole answer, translated. */
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
-  const timer = deadline(input.signal, input.timeouts.total);
+  const timer = new Deadline(input.signal, input.timeouts.total);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, false, timer);
@@ -137,7 +151,7 @@ const hasContent = (chunk: ChatChunk) =>
 
 /** Stream attempt: resolves once the first content token (or the finish) has arrived. */
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
-  const timer = deadline(input.signal, input.timeouts.total);
+  const timer = new Deadline(input.signal, input.timeouts.total);
   const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk>;
