@@ -5,7 +5,10 @@
  * threads' CPU time from /proc; the medians over the rounds are what to compare. Every variant
  * runs with `npm start`'s node flags, then its own (a later V8 flag wins).
  *
- *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] name=entry[@node-flags] name=entry[@node-flags] ...
+ * With --paced, each round sends 500 requests/s (bench/paced.ts) instead, to the mock directly as
+ * well, and the medians of each round's p50 and p99 are what to compare (the tail aim).
+ *
+ *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced] name=entry[@node-flags][#VAR=value,...] ...
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
  *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
  *        npx tsx bench/ab.ts plain=dist/main.mjs big-young=dist/main.mjs@--max-semi-space-size=64
@@ -20,26 +23,29 @@ import { threadCpu } from './thread-cpu.ts';
 import { freePort, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
+import { pacedRun } from './paced.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' } },
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, paced: { type: 'boolean', default: false } },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 if (positionals.length < 1) {
-  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] name=entry[@node-flags] ...');
+  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced] name=entry[@node-flags][#VAR=value,...] ...');
   process.exit(2);
 }
 
 interface Variant {
   name: string;
-  child: Child;
+  child?: Child;
   target: Target;
   rps: number[];
   cpu: number[];
   main: number[];
+  p50: number[];
+  p99: number[];
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -50,7 +56,9 @@ const variants: Variant[] = [];
 try {
   for (const spec of positionals) {
     const name = spec.slice(0, spec.indexOf('='));
-    const [entry, flags = ''] = spec.slice(name.length + 1).split('@');
+    const [launch = '', envSpec = ''] = spec.slice(name.length + 1).split('#');
+    const [entry, flags = ''] = launch.split('@');
+    const extraEnv = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2)));
     const port = await freePort();
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
     dataDirs.push(dataDir);
@@ -58,22 +66,31 @@ try {
       cwd: ROOT,
       env: {
         PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'), GATEWAY_DATA_DIR: dataDir,
-        GATEWAY_WATCH: 'false', MOCK_URL: `http://127.0.0.1:${mock.port}`, LOG_LEVEL: 'error', REDIS_URL: '',
+        GATEWAY_WATCH: 'false', MOCK_URL: `http://127.0.0.1:${mock.port}`, LOG_LEVEL: 'error', REDIS_URL: '', ...extraEnv,
       },
     });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/v1/system/health`, child);
     const t = target(name, `${url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
-    variants.push({ name, child, target: t, rps: [], cpu: [], main: [] });
+    variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [] });
+  }
+  if (values.paced) {
+    const direct = target('direct', `http://127.0.0.1:${mock.port}/v1/chat/completions`);
+    variants.unshift({ name: 'direct', target: direct, rps: [], cpu: [], main: [], p50: [], p99: [] });
   }
   for (let round = 0; round < rounds; round++) {
     // Alternate the order each round, so no variant always runs after the same neighbour.
     const order = round % 2 === 0 ? variants : [...variants].reverse();
     for (const v of order) {
-      const before = await threadCpu(v.child.proc.pid!);
-      const result = await autocannonRun(v.target, { connections: 64, seconds });
-      const after = await threadCpu(v.child.proc.pid!);
+      const pid = v.child?.proc.pid;
+      const before = pid ? await threadCpu(pid) : new Map<string, number>();
+      const result = values.paced
+        ? await pacedRun(v.target, { rate: 500, seconds })
+        : await autocannonRun(v.target, { connections: 64, seconds });
+      const after = pid ? await threadCpu(pid) : new Map<string, number>();
+      v.p50.push(result.p50);
+      v.p99.push(result.p99);
       const served = result.rps * seconds;
       let total = 0;
       for (const [thread, us] of after) total += us - (before.get(thread) ?? 0);
@@ -86,10 +103,11 @@ try {
   console.log(`${rounds} interleaved rounds of ${seconds} s, medians (min–max):`);
   for (const v of variants) {
     const range = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
-    console.log(`  ${v.name.padEnd(14)} ${range(v.rps)} req/s, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}`);
+    const load = values.paced ? `p50 ${range(v.p50, 2)} ms, p99 ${range(v.p99, 2)} ms` : `${range(v.rps)} req/s`;
+    console.log(`  ${v.name.padEnd(14)} ${load}, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}`);
   }
 } finally {
-  for (const v of variants) await v.child.stop();
+  for (const v of variants) await v.child?.stop();
   await mock.stop();
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 }

@@ -9,10 +9,10 @@ import { summarize } from './percentile.ts';
 import { requestBody, type Target } from './targets.ts';
 import type { LoadResult } from './throughput.ts';
 
-export async function pacedRun(target: Target, options: { rate: number; seconds: number }): Promise<LoadResult> {
+export async function pacedRun(target: Target, options: { rate: number; seconds: number; stream?: boolean }): Promise<LoadResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
-  const body = requestBody(false);
+  const body = requestBody(options.stream ?? false);
   const latencies: number[] = [];
   let failures = 0;
   const inFlight = new Set<Promise<void>>();
