@@ -9,7 +9,19 @@ import { summarize } from './percentile.ts';
 import { requestBody, type Target } from './targets.ts';
 import type { LoadResult } from './throughput.ts';
 
-export async function pacedRun(target: Target, options: { rate: number; seconds: number; stream?: boolean }): Promise<LoadResult> {
+/** A paced run's figures, with its samples kept so that several runs can be pooled. */
+export interface PacedResult extends LoadResult {
+  latencies: number[];
+}
+
+/** Pools interleaved rounds of the same target into one result (percentiles over all samples). */
+export function pooled(rounds: PacedResult[]): PacedResult {
+  const latencies = rounds.flatMap((r) => r.latencies);
+  const rps = rounds.reduce((sum, r) => sum + r.rps, 0) / (rounds.length || 1);
+  return { ...summarize(latencies), rps, failures: rounds.reduce((sum, r) => sum + r.failures, 0), latencies };
+}
+
+export async function pacedRun(target: Target, options: { rate: number; seconds: number; stream?: boolean }): Promise<PacedResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
   const body = requestBody(options.stream ?? false);
@@ -47,5 +59,5 @@ export async function pacedRun(target: Target, options: { rate: number; seconds:
   await Promise.all(inFlight);
   const seconds = (performance.now() - start) / 1000;
   await pool.close();
-  return { ...summarize(latencies), rps: latencies.length / seconds, failures };
+  return { ...summarize(latencies), rps: latencies.length / seconds, failures, latencies };
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../scripts/build.ts';
 import { startNodeFlags } from '../scripts/start-args.ts';
-import { pacedRun } from './paced.ts';
+import { pacedRun, pooled, type PacedResult } from './paced.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
 import { freePort, memoryOf, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
 import { markdownTable, textTable, type Row } from './report.ts';
@@ -26,6 +26,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const rate = Number(process.env.BENCH_RATE ?? 500);
+const PACED_ROUNDS = 5;
 const withPortkey = process.env.BENCH_PORTKEY !== '0';
 const profile = process.env.BENCH_PROFILE === '1';
 /** Portkey's figures measured on a machine like ours (issue 2), for when it cannot run here. */
@@ -134,10 +135,14 @@ async function main() {
     await autocannonRun(t, { connections, seconds: warmup }); // JIT warm-up, not counted
     max.set(t.name, await autocannonRun(t, { connections, seconds }));
   }
-  for (const t of targets) {
-    log(`${rate} req/s paced: ${t.name} ...`);
-    paced.set(t.name, await pacedRun(t, { rate, seconds }));
+  // In interleaved rounds, samples pooled per target: a drift of the machine's speed (common
+  // here) then hits every target alike instead of whichever happened to run during it.
+  const pacedRounds = new Map<string, PacedResult[]>(targets.map((t) => [t.name, []]));
+  for (let round = 1; round <= PACED_ROUNDS; round++) {
+    log(`${rate} req/s paced, round ${round}/${PACED_ROUNDS} ...`);
+    for (const t of targets) pacedRounds.get(t.name)!.push(await pacedRun(t, { rate, seconds: seconds / PACED_ROUNDS }));
   }
+  for (const [name, rounds] of pacedRounds) paced.set(name, pooled(rounds));
   for (const t of targets) {
     log(`${rate} req/s autocannon -R: ${t.name} ...`);
     bursty.set(t.name, await autocannonRun(t, { connections: 16, seconds, overallRate: rate }));
