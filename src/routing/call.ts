@@ -180,21 +180,27 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
     timer.dispose();
     throw networkAttemptError(new Error('stream ended before any content'), false);
   }
-  async function* rest(): AsyncGenerator<ChatChunk> {
-    try {
-      for (;;) {
-        const next = await source.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    } catch (error) {
-      throw classify(error, timer);
-    } finally {
-      timer.dispose();
-      await source.return(undefined).catch(() => {});
+  return { head, rest: restOf(source, timer), translator, abort: timer.abort };
+}
+
+/**
+ * The chunks after the head. A module-level generator given what it needs, not one declared
+ * inside openStream: on Node 20 a generator function created per call kept each stream's data
+ * alive through young-generation GCs (~1.4 MB per scavenge at 500 streams/s; bench/README.md).
+ */
+async function* restOf(source: AsyncGenerator<ChatChunk>, timer: Deadline): AsyncGenerator<ChatChunk> {
+  try {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) return;
+      yield next.value;
     }
+  } catch (error) {
+    throw classify(error, timer);
+  } finally {
+    timer.dispose();
+    await source.return(undefined).catch(() => {});
   }
-  return { head, rest: rest(), translator, abort: timer.abort };
 }
 
 async function* translate(events: AsyncIterable<{ event?: string; data: string }>, translator: StreamTranslator) {
