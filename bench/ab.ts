@@ -12,15 +12,15 @@
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
  *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
  *        npx tsx bench/ab.ts plain=dist/main.mjs big-young=dist/main.mjs@--max-semi-space-size=64
+ *        npx tsx bench/ab.ts --rounds 3 now=dist/main.mjs    (one build: its CPU per request)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startNodeFlags } from '../scripts/start-args.ts';
 import { threadCpu } from './thread-cpu.ts';
-import { freePort, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
+import { startBenchGateway, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
 import { pacedRun } from './paced.ts';
@@ -59,19 +59,13 @@ try {
     const [launch = '', envSpec = ''] = spec.slice(name.length + 1).split('#');
     const [entry, flags = ''] = launch.split('@');
     const extraEnv = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2)));
-    const port = await freePort();
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
     dataDirs.push(dataDir);
-    const child = spawnNode(name, [...startNodeFlags(), ...flags.split(' ').filter(Boolean), resolve(ROOT, entry!)], {
-      cwd: ROOT,
-      env: {
-        PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'), GATEWAY_DATA_DIR: dataDir,
-        GATEWAY_WATCH: 'false', MOCK_URL: `http://127.0.0.1:${mock.port}`, LOG_LEVEL: 'error', REDIS_URL: '', ...extraEnv,
-      },
+    const child = await startBenchGateway({
+      name, entry: resolve(ROOT, entry!), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir,
+      nodeArgs: flags.split(' ').filter(Boolean), env: extraEnv,
     });
-    const url = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${url}/v1/system/health`, child);
-    const t = target(name, `${url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+    const t = target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
     variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [] });
   }
@@ -104,7 +98,8 @@ try {
   for (const v of variants) {
     const range = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
     const load = values.paced ? `p50 ${range(v.p50, 2)} ms, p99 ${range(v.p99, 2)} ms` : `${range(v.rps)} req/s`;
-    console.log(`  ${v.name.padEnd(14)} ${load}, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}`);
+    const cpu = v.child ? `, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}` : '';
+    console.log(`  ${v.name.padEnd(14)} ${load}${cpu}`);
   }
 } finally {
   for (const v of variants) await v.child?.stop();

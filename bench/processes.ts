@@ -5,7 +5,11 @@
 import { freePort } from '../test/_process.ts';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startNodeFlags } from '../scripts/start-args.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface Child {
   name: string;
@@ -69,6 +73,38 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000)
     }
   }
   throw new Error(`${child.name} did not answer on ${url} within ${timeoutMs} ms:\n${child.output()}`);
+}
+
+/**
+ * Our gateway as `npm start` runs it (its node flags, then `nodeArgs`: a later V8 flag wins) on
+ * bench/gateway.bench.yaml against the mock at `mockUrl`, ready once its health answers.
+ */
+export async function startBenchGateway(options: {
+  name?: string;
+  entry: string;
+  mockUrl: string;
+  dataDir: string;
+  nodeArgs?: string[];
+  env?: NodeJS.ProcessEnv;
+}): Promise<Child & { url: string }> {
+  const port = await freePort();
+  const child = spawnNode(options.name ?? 'gateway', [...startNodeFlags(), ...(options.nodeArgs ?? []), options.entry], {
+    cwd: ROOT,
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
+      GATEWAY_DATA_DIR: options.dataDir,
+      GATEWAY_WATCH: 'false',
+      MOCK_URL: options.mockUrl,
+      LOG_LEVEL: 'error',
+      REDIS_URL: '',
+      ...options.env,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/v1/system/health`, child);
+  return { ...child, url };
 }
 
 /** Resident memory of a process from /proc (Linux): current (VmRSS) and peak (VmHWM), in MiB. */

@@ -13,10 +13,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../scripts/build.ts';
-import { startNodeFlags } from '../scripts/start-args.ts';
 import { pacedRun, pooled, type PacedResult } from './paced.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
-import { freePort, memoryOf, spawnNode, startMock, waitForHttp, type Child } from './processes.ts';
+import { freePort, memoryOf, spawnNode, startBenchGateway, startMock, waitForHttp, type Child } from './processes.ts';
 import { markdownTable, textTable, type Row } from './report.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 import { autocannonRun, type LoadResult } from './throughput.ts';
@@ -45,27 +44,11 @@ async function startFloor(upstream: string): Promise<Child & { url: string }> {
 }
 
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
-  const port = await freePort();
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/.profiles')}`] : [];
   // What `npm start` runs, the dist/ bundle; BENCH_SOURCES=1 runs the sources through tsx instead.
   const entry = process.env.BENCH_SOURCES === '1' ? 'src/main.ts' : 'dist/main.mjs';
   if (entry.startsWith('dist/')) await buildGateway(ROOT);
-  const child = spawnNode('gateway', [...profileArgs, ...startNodeFlags(), entry], {
-    cwd: ROOT,
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_WATCH: 'false',
-      MOCK_URL: mockUrl,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-    },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/v1/system/health`, child);
-  return { ...child, url };
+  return startBenchGateway({ entry, mockUrl, dataDir, nodeArgs: profileArgs });
 }
 
 /** One plain and one streamed call: a target that cannot answer both is left out. */

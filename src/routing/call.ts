@@ -110,7 +110,7 @@ async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
   const { adapter, target, timeouts } = input;
   const built = adapter.buildRequest(input.request, target, { stream });
   // Named fields, not `...built`: on Node 20's V8 a spread copy made here kept every request's
-  // upstream body alive through young-generation GCs (bench/README.md, "GC pauses").
+  // upstream body alive through young-generation GCs (bench/README.md, fourth round).
   const reply = await input.transport.send({
     url: built.url,
     headers: built.headers,
