@@ -53,10 +53,15 @@ export async function startMock(): Promise<Child & { port: number }> {
   return { ...child, port };
 }
 
-/** Spawn `node <args>` with the given environment; output is kept for error reports. */
-export function spawnNode(name: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Child {
-  const proc = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawn `command <args>` with the given environment; output is kept for error reports. */
+export function spawnChild(name: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Child {
+  const proc = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return track(name, proc);
+}
+
+/** Spawn `node <args>` (this node) with the given environment. */
+export function spawnNode(name: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Child {
+  return spawnChild(name, process.execPath, args, options);
 }
 
 /** Poll `url` until it answers any HTTP status (the server is up) or the time runs out. */

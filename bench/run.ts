@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: start the mock upstream, a bare proxy (the floor), our gateway and (when it
- * installs) the Portkey gateway as separate processes, then load each the same way in one run
+ * `npm run bench`: start the mock upstream, a bare Node.js proxy (the floor), nginx (when it is
+ * installed: the same hop in C), our gateway and (when it installs) the Portkey gateway as
+ * separate processes, then load each the same way in one run
  * and print throughput, latency, the latency the gateways add over going straight to the mock,
  * streaming time to first byte and peak memory. See bench/README.md for what each figure means.
  *
  * Environment: BENCH_DURATION (seconds per load phase, default 10), BENCH_CONNECTIONS (64),
- * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_PROFILE=1 (CPU profile of the
+ * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_NGINX=0 (skip nginx), BENCH_PROFILE=1 (CPU profile of the
  * gateway into bench/.profiles), BENCH_SOURCES=1 (the sources through tsx, not the bundle).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../scripts/build.ts';
 import { pacedRun, pooled, type PacedResult } from './paced.ts';
+import { findNginx, startNginx } from './nginx.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
 import { freePort, memoryOf, spawnNode, startBenchGateway, startMock, waitForHttp, type Child } from './processes.ts';
 import { markdownTable, textTable, type Row } from './report.ts';
@@ -27,6 +29,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const PACED_ROUNDS = 5;
 const withPortkey = process.env.BENCH_PORTKEY !== '0';
+const withNginx = process.env.BENCH_NGINX !== '0';
 const profile = process.env.BENCH_PROFILE === '1';
 /** Portkey's figures measured on a machine like ours (issue 2), for when it cannot run here. */
 const PEER_REFERENCE = { rps: 1100, addedP99: 22, addedTtfb: 28 };
@@ -86,6 +89,24 @@ async function main() {
     target('gateway', `${gateway.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` }),
   ];
   const pids: Record<string, number | undefined> = { floor: floor.proc.pid, gateway: gateway.proc.pid };
+  for (const t of targets) await smokeTest(t);
+
+  const nginx = withNginx ? findNginx() : null;
+  let nginxNote = withNginx ? 'nginx not measured: no nginx binary installed' : 'nginx skipped (BENCH_NGINX=0)';
+  if (nginx) {
+    try {
+      const proxy = await startNginx(nginx.bin, mockBase, dataDir);
+      children.push(proxy);
+      const t = target('nginx', `${proxy.url}/v1/chat/completions`, upstreamKey);
+      await smokeTest(t);
+      targets.splice(1, 0, t); // beside direct: the leanest hop first
+      pids.nginx = proxy.proc.pid;
+      nginxNote = '';
+    } catch (error) {
+      nginxNote = `nginx not measured: ${(error as Error).message.split('\n')[0]}`;
+    }
+  }
+  if (nginxNote) log(nginxNote);
 
   let peerNote = '';
   if (withPortkey) {
@@ -104,7 +125,6 @@ async function main() {
   } else {
     peerNote = 'Portkey skipped (BENCH_PORTKEY=0)';
   }
-  for (const t of targets.slice(0, 3)) await smokeTest(t);
   const names = targets.map((t) => t.name);
   const idle = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)?.rss]));
   log(`targets: ${names.join(', ')}; ${seconds}s per phase, ${connections} connections, ${rate} req/s`);
@@ -179,10 +199,16 @@ async function main() {
   console.log(textTable(rows, names));
   console.log('\n(ms): milliseconds; figures in brackets: added over going straight to the mock.');
   if (peerNote) console.log(peerNote);
+  if (nginxNote) console.log(nginxNote);
   if (failures.length) console.log(`failed requests: ${failures.map(([n, c]) => `${n} ${c}`).join(', ')}`);
   console.log(`\nAims (issue 2; Portkey ${PORTKEY_VERSION} reference: ~${PEER_REFERENCE.rps} req/s, +${PEER_REFERENCE.addedP99} ms p99, +${PEER_REFERENCE.addedTtfb} ms TTFB):`);
   for (const line of aims) console.log(`  ${line}`);
   console.log(`  (the floor, a bare node:http + undici proxy, adds ${floorP99.toFixed(2)} ms at p99 and ${floorTtfb.toFixed(2)} ms to the first byte on this machine)`);
+  if (paced.has('nginx')) {
+    const nginxP99 = paced.get('nginx')!.p99 - paced.get('direct')!.p99;
+    const nginxTtfb = sequential.get('nginx')!.p50 - sequential.get('direct')!.p50;
+    console.log(`  (${nginx?.version}, a reverse proxy in C, adds ${nginxP99.toFixed(2)} ms at p99 and ${nginxTtfb.toFixed(2)} ms to the first byte)`);
+  }
   console.log(`\nMarkdown (for bench/README.md):\n\n${markdownTable(rows, names)}\n`);
   log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await shutdown();
