@@ -21,10 +21,10 @@ export function pooled(rounds: PacedResult[]): PacedResult {
   return { ...summarize(latencies), rps, failures: rounds.reduce((sum, r) => sum + r.failures, 0), latencies };
 }
 
-export async function pacedRun(target: Target, options: { rate: number; seconds: number; stream?: boolean }): Promise<PacedResult> {
+export async function pacedRun(target: Target, options: { rate: number; seconds: number }): Promise<PacedResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
-  const body = requestBody(options.stream ?? false);
+  const body = requestBody(false);
   const latencies: number[] = [];
   let failures = 0;
   const inFlight = new Set<Promise<void>>();
