@@ -28,8 +28,8 @@ async function sample(pool: Pool, target: Target, path: string, body: string): P
 }
 
 export interface Sampler {
-  /** Sequential samples, interleaved across targets so drift hits every target alike. */
-  sequential(rounds: number): Promise<Map<string, TtfbResult>>;
+  /** Sequential samples, interleaved across `among` (all targets by default) so drift hits them alike. */
+  sequential(rounds: number, among?: Target[]): Promise<Map<string, TtfbResult>>;
   /** `concurrency` streams at a time against one target, `count` in all. */
   concurrent(target: Target, count: number, concurrency: number): Promise<TtfbResult>;
   close(): Promise<void>;
@@ -45,9 +45,9 @@ export function ttfbSampler(targets: Target[]): Sampler {
     return { ...summarize(ok), failures: values.length - ok.length };
   };
   return {
-    async sequential(rounds) {
-      const values = new Map<string, Array<number | null>>(targets.map((t) => [t.name, []]));
-      for (let i = 0; i < rounds; i++) for (const t of targets) values.get(t.name)!.push(await safeSample(t));
+    async sequential(rounds, among = targets) {
+      const values = new Map<string, Array<number | null>>(among.map((t) => [t.name, []]));
+      for (let i = 0; i < rounds; i++) for (const t of among) values.get(t.name)!.push(await safeSample(t));
       return new Map([...values].map(([name, list]) => [name, result(list)]));
     },
     async concurrent(t, count, concurrency) {
