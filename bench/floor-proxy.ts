@@ -25,7 +25,15 @@ const server = createServer(async (req, res) => {
       headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
       body: Buffer.concat(chunks),
     });
-    res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+    const contentType = String(answer.headers['content-type'] ?? 'application/json');
+    if (!contentType.startsWith('text/event-stream')) {
+      // A whole answer goes out in one write, as any gateway that reads it would send it; relayed
+      // chunk by chunk, the last chunk's terminator took a write (and a wake-up) of its own.
+      const body = Buffer.from(await answer.body.arrayBuffer());
+      res.writeHead(answer.statusCode, { 'content-type': contentType, 'content-length': body.length }).end(body);
+      return;
+    }
+    res.writeHead(answer.statusCode, { 'content-type': contentType });
     for await (const chunk of answer.body) res.write(chunk); // relayed as it arrives
     res.end();
   } catch (error) {
