@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, spawnChild, waitForHttp, type Child } from './processes.ts';
+import { freePort, serving, spawnChild, type Child } from './processes.ts';
 
 /** The nginx binary and its version line, or null when none is installed. */
 export function findNginx(): { bin: string; version: string } | null {
@@ -51,7 +51,5 @@ http {
 `,
   );
   const child = spawnChild('nginx', bin, ['-e', join(dir, 'nginx-error.log'), '-c', conf]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(url, child);
-  return { ...child, url };
+  return serving(child, port);
 }

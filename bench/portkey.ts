@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnNode, waitForHttp, type Child } from './processes.ts';
+import { freePort, serving, spawnNode, type Child } from './processes.ts';
 
 export const PORTKEY_VERSION = '1.15.2';
 const DIR = fileURLToPath(new URL('./.portkey/', import.meta.url));
@@ -60,14 +60,7 @@ export async function startPortkey(): Promise<RunningPortkey> {
   const port = await freePort();
   // NODE_ENV=production as well: it skips the bundled UI just like --headless.
   const child = spawnNode('portkey', [ENTRY, `--port=${port}`, '--headless'], { cwd: DIR, env: { NODE_ENV: 'production' } });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(`${url}/`, child);
-  } catch (error) {
-    await child.stop();
-    throw error;
-  }
-  return { ...child, url };
+  return serving(child, port);
 }
 
 /** Headers that make Portkey forward an OpenAI-format call to the mock (its README: x-portkey-*). */

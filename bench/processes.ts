@@ -81,6 +81,21 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000)
 }
 
 /**
+ * A child listening on `port` of 127.0.0.1, once `readyPath` answers. A child that never does is
+ * stopped before the error is passed on, so a failed start leaves no process behind.
+ */
+export async function serving(child: Child, port: number, readyPath = '/'): Promise<Child & { url: string }> {
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}${readyPath}`, child);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return { ...child, url };
+}
+
+/**
  * Our gateway as `npm start` runs it (its node flags, then `nodeArgs`: a later V8 flag wins) on
  * bench/gateway.bench.yaml against the mock at `mockUrl`, ready once its health answers.
  */
@@ -107,9 +122,7 @@ export async function startBenchGateway(options: {
       ...options.env,
     },
   });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/v1/system/health`, child);
-  return { ...child, url };
+  return serving(child, port, '/v1/system/health');
 }
 
 /** Resident memory of a process from /proc (Linux): current (VmRSS) and peak (VmHWM), in MiB. */

@@ -17,7 +17,7 @@ import { buildGateway } from '../scripts/build.ts';
 import { pacedRun, pooled, type PacedResult } from './paced.ts';
 import { findNginx, startNginx } from './nginx.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
-import { freePort, memoryOf, spawnNode, startBenchGateway, startMock, waitForHttp, type Child } from './processes.ts';
+import { freePort, memoryOf, serving, spawnNode, startBenchGateway, startMock, type Child } from './processes.ts';
 import { markdownTable, textTable, type Row } from './report.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 import { autocannonRun, type LoadResult } from './throughput.ts';
@@ -47,9 +47,7 @@ const children: Child[] = [];
 async function startFloor(upstream: string): Promise<Child & { url: string }> {
   const port = await freePort();
   const child = spawnNode('floor', ['--import', 'tsx', 'bench/floor-proxy.ts'], { cwd: ROOT, env: { PORT: String(port), UPSTREAM: upstream } });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(url, child);
-  return { ...child, url };
+  return serving(child, port);
 }
 
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
