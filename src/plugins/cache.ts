@@ -1,6 +1,8 @@
 /**
  * cache: exact-match response cache, off unless `ttl_seconds` > 0. The key is the SHA-256 of
- * the endpoint, models and every generation parameter (or the client's `prompt_cache_key`).
+ * the endpoint, account, models, messages and every generation parameter; the client's
+ * `prompt_cache_key` only partitions it further (OpenAI clients send one key for many prompts
+ * sharing a prefix, so it must never stand for the prompt).
  * Only complete, successful answers are stored; a stream hit is replayed as chunks.
  */
 import { createHash } from 'node:crypto';
@@ -22,7 +24,7 @@ const IGNORED = new Set(['stream', 'stream_options', 'user', 'metadata', 'prompt
 export function cacheKey(ctx: GatewayContext): string {
   const hash = createHash('sha256').update(ctx.endpoint).update('\0');
   hash.update(ctx.principal?.accountId ?? '').update('\0');
-  if (typeof ctx.body.prompt_cache_key === 'string') return `gw:cache:${hash.update(ctx.body.prompt_cache_key).digest('hex')}`;
+  hash.update(typeof ctx.body.prompt_cache_key === 'string' ? ctx.body.prompt_cache_key : '').update('\0');
   const relevant: Record<string, unknown> = {};
   for (const key of Object.keys(ctx.body).sort()) if (!IGNORED.has(key)) relevant[key] = ctx.body[key];
   return `gw:cache:${hash.update(JSON.stringify(relevant)).digest('hex')}`;
