@@ -79,10 +79,14 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
   };
 }
 
-/** The answer as JSON text: the text sent when there is one, else serialised here. */
+/**
+ * The answer as JSON text: the text sent when there is one, else serialised here; a stream as
+ * the completion it assembled to, the same shape as a non-streamed answer.
+ */
 function responseText(outcome: Outcome): string | null {
   if (outcome.responseText !== undefined) return outcome.responseText;
   if (outcome.response !== undefined) return jsonText(outcome.response);
+  if (outcome.assembly && !outcome.assembly.empty) return JSON.stringify(outcome.assembly.completion(outcome.usage));
   return outcome.text ? JSON.stringify({ text: outcome.text }) : null;
 }
 

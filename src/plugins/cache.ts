@@ -74,23 +74,9 @@ export default definePlugin<CacheOptions>({
       },
       async onComplete(ctx, outcome) {
         if (!ctx.cacheKey || outcome.cache !== 'miss' || outcome.status !== 200 || !outcome.finished || outcome.error || outcome.aborted) return;
-        const completion = outcome.streamed ? assembled(ctx) : (outcome.response as ChatCompletion | undefined);
+        const completion = outcome.streamed ? outcome.assembly?.completion(outcome.usage) : (outcome.response as ChatCompletion | undefined);
         if (completion) await runtime.store.set(ctx.cacheKey, JSON.stringify(completion), ttlMs);
       },
     };
   },
 });
-
-/** A streamed text answer as a completion (tool-call streams are not cached). */
-function assembled(ctx: GatewayContext): ChatCompletion | undefined {
-  const outcome = ctx.outcome;
-  if (!outcome.text) return undefined;
-  return {
-    id: `chatcmpl-${ctx.id}`,
-    object: 'chat.completion',
-    created: Math.floor(ctx.startedAt / 1000),
-    model: ctx.body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: outcome.text }, finish_reason: 'stop' }],
-    usage: outcome.usage,
-  };
-}

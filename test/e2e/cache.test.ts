@@ -43,4 +43,26 @@ describe('response cache', () => {
     const other = await chat({ messages: ask('partitioned prompt'), prompt_cache_key: 'tenant-b' });
     expect(other.cache).toBeNull();
   });
+
+  it('caches a streamed tool call and replays it whole', async () => {
+    const body = {
+      stream: true,
+      messages: ask('Oslo'),
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+    };
+    const calls: string[] = [];
+    for (const expected of [null, 'hit']) {
+      const res = await fetch(`${state.gw.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', ...body }),
+      });
+      expect(res.headers.get('x-cache')).toBe(expected);
+      const chunks = (await res.text()).split('\n\n').filter((frame) => frame.startsWith('data: {')).map((frame) => JSON.parse(frame.slice(6)));
+      const args = chunks.flatMap((chunk) => chunk.choices.flatMap((c: any) => c.delta.tool_calls ?? [])).map((call: any) => call.function?.arguments ?? '').join('');
+      calls.push(args);
+      expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls');
+    }
+    expect(calls).toEqual(['{"city":"Oslo"}', '{"city":"Oslo"}']);
+  });
 });
