@@ -60,6 +60,27 @@ function promptBound(body: ChatRequest): number {
 
 const estimatePrompt = (body: ChatRequest) => estimatePromptTokens(body.messages) + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
 
+/**
+ * `limits.default_max_tokens` for a request that names no completion limit, lowered to what
+ * the smallest context among its targets leaves after the prompt (and to a model's
+ * `max_output_tokens`), so the default never makes a request fail that would fit without it.
+ */
+export function applyDefaultMaxTokens(config: GatewayConfig, body: ChatRequest, targets: Target[]): void {
+  if (body.max_tokens !== undefined || body.max_completion_tokens !== undefined) return;
+  let allowance = config.limits.default_max_tokens;
+  let bound: number | undefined;
+  let prompt: number | undefined;
+  for (const { model } of targets) {
+    if (!model) continue;
+    if (model.max_output_tokens) allowance = Math.min(allowance, model.max_output_tokens);
+    bound ??= promptBound(body);
+    if (bound + allowance <= model.context_length) continue;
+    prompt ??= estimatePrompt(body);
+    allowance = Math.max(1, Math.min(allowance, model.context_length - prompt));
+  }
+  body.max_tokens = allowance;
+}
+
 /** The targets that can serve `body`, in order; throws the first reason when none can. */
 export function fittingTargets(config: GatewayConfig, body: ChatRequest, targets: Target[]): Target[] {
   const needed = requiredCapabilities(body);
