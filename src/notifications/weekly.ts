@@ -8,6 +8,7 @@
  * (`gw:notify:<account>:weekly:<monday>`) is taken with an atomic increment before sending.
  */
 import type { SettingsReader } from '../auth/account-policy.ts';
+import { costCurrency } from '../logs/currency.ts';
 import type { LogStore } from '../logs/types.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
@@ -55,7 +56,7 @@ export function startWeeklyReports(
     if ((await runtime.store.incrBy(marker, 1)) !== 1) return false;
     await runtime.store.set(marker, '1', MARKER_TTL_MS);
     try {
-      const q = { start_date: week.start, end_date: week.end, timezone: tz, group_by: 'day' as const, account_id: accountId, currency: settings.account.currency };
+      const q = { start_date: week.start, end_date: week.end, timezone: tz, group_by: 'day' as const, account_id: accountId, ...costCurrency(runtime.snapshot.config.billing, settings.account.currency) };
       const [usage, cost, models] = await Promise.all([usageStats(logs, q), costStats(logs, q), modelStats(logs, q)]);
       const top = models.data.slice(0, 5).map((m) => `  ${m.model}: ${m.request_count} requests, ${m.total_tokens} tokens (${m.percentage}%)`);
       await mailer.send({

@@ -73,7 +73,7 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     attempts: outcome.attempts,
     input_price: model?.input_price ?? 0,
     output_price: model?.output_price ?? 0,
-    currency: ctx.settings.account.currency,
+    currency: ctx.snapshot.config.billing.currency, // the prices' currency: costs are computed in it
     request: logBodies ? (ctx.rawBodyText ?? jsonText(ctx.rawBody)) : null,
     response: logBodies ? responseText(outcome) : null,
   };

@@ -68,6 +68,8 @@ describe('settings', () => {
       [{ account: { timezone: 42 } }, 'account.timezone'],
       [{ account: { currency: 'XYZ' } }, 'account.currency'],
       [{ account: { currency: 'usd' } }, 'account.currency'],
+      // A real currency, but prices are in CNY and the config gives no rate for it.
+      [{ account: { currency: 'EUR' } }, 'account.currency'],
       [{ account: { language: 'not a tag!' } }, 'account.language'],
       [{ account: { language: '' } }, 'account.language'],
       [{ notifications: { balance_threshold: -1 } }, 'notifications.balance_threshold'],
