@@ -72,6 +72,8 @@ describe('settings', () => {
       [{ account: { currency: 'EUR' } }, 'account.currency'],
       [{ account: { language: 'not a tag!' } }, 'account.language'],
       [{ account: { language: '' } }, 'account.language'],
+      // Well formed, but emails and OAuth pages are written in English and Chinese only.
+      [{ account: { language: 'fr' } }, 'account.language'],
       [{ notifications: { balance_threshold: -1 } }, 'notifications.balance_threshold'],
       [{ notifications: { balance_threshold: '5' } }, 'notifications.balance_threshold'],
       [{ notifications: { email_usage_alert: 'yes' } }, 'notifications.email_usage_alert'],
