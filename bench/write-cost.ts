@@ -17,7 +17,7 @@ const dir = await mkdtemp(join(tmpdir(), 'gw-write-cost-'));
 const config = join(dir, 'gateway.yaml');
 await cp('test/fixtures/management.yaml', config);
 // Room for every key on one account: the per-account cap is what is being grown past.
-await writeFile(config, `${await readFile(config, 'utf8')}management:\n  write_back: true\n`);
+await writeFile(config, `${await readFile(config, 'utf8')}management:\n  max_keys_per_account: ${total + 10}\n`);
 const started = await startGateway({
   logger: createLogger('silent'),
   env: { GATEWAY_CONFIG: config, PORT: '0', HOST: '127.0.0.1', GATEWAY_MASTER_KEY: MASTER, GATEWAY_DATA_DIR: join(dir, 'data'), MOCK_URL: 'http://127.0.0.1:9/v1' },
