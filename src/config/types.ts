@@ -166,7 +166,7 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[] };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean };
+  management: { write_back: boolean; max_keys_per_account: number };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
   /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */

@@ -72,6 +72,7 @@ export const contextLengthExceeded = (message: string) => invalid(message, 'cont
 export const capabilityNotSupported = (message: string, param: string) => invalid(message, 'capability_not_supported', param);
 /** A feature switched off in the system config (`features.*`). */
 export const featureDisabled = (message: string, param: string) => invalid(message, 'feature_disabled', param);
+export const invalidPath = () => invalid('The request path has malformed percent-encoding (a % must be followed by two hex digits).', 'invalid_path');
 export const unsupportedMediaType = () =>
   new GatewayError(415, 'invalid_request_error', 'Content-Type must be application/json.', {
     code: 'unsupported_media_type',
