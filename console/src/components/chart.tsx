@@ -16,6 +16,9 @@ export interface Series {
   format?(value: number): string;
 }
 
+/** Room for the widest tick label (uPlot does not measure them itself). */
+const labelRoom = (_u: uPlot, values: string[] | null) => 16 + 7.5 * Math.max(3, ...(values ?? []).map((v) => v.length));
+
 const dayToSeconds = (day: string) => Date.parse(day.length === 7 ? `${day}-01T00:00:00Z` : `${day}T00:00:00Z`) / 1000;
 
 export function DailyChart(props: { title: string; days: string[]; series: Series[]; height?: number }) {
@@ -27,11 +30,15 @@ export function DailyChart(props: { title: string; days: string[]; series: Serie
     const options: uPlot.Options = {
       width: element.clientWidth || 600,
       height: props.height ?? 220,
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: {
+        x: { time: true },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        y2: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
       axes: [
         { stroke: '#3d4451', grid: { stroke: '#e3e6ea' } },
-        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' }, size: 60, values: (_u, values) => values.map((v) => props.series[0]?.format?.(v) ?? String(v)) },
-        ...(hasY2 ? [{ scale: 'y2', side: 1, stroke: '#3d4451', grid: { show: false }, size: 60 } as uPlot.Axis] : []),
+        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' }, size: labelRoom, values: (_u, values) => values.map((v) => props.series[0]?.format?.(v) ?? String(v)) },
+        ...(hasY2 ? [{ scale: 'y2', side: 1, stroke: '#3d4451', grid: { show: false }, size: labelRoom } as uPlot.Axis] : []),
       ],
       series: [
         {},

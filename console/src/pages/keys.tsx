@@ -144,60 +144,63 @@ export function KeysPage() {
                   <td>{formatInt(key.usage.total_requests)}</td>
                   <td>{formatInt(key.usage.total_tokens)}</td>
                   <td>{formatDateTime(key.created_at)}</td>
-                  <td class="row-actions">
-                    <button type="button" class="small" disabled={!!readOnly} onClick={() => setMode({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
-                      Edit
-                    </button>
-                    <button type="button" class="small" disabled={!!readOnly} onClick={() => rotate(key)} aria-label={`Rotate ${key.name}`}>
-                      Rotate
-                    </button>
-                    <button type="button" class="small" disabled={!!readOnly} onClick={() => toggle(key)} aria-label={`${key.status === 'active' ? 'Deactivate' : 'Activate'} ${key.name}`}>
-                      {key.status === 'active' ? 'Deactivate' : 'Activate'}
-                    </button>
-                    <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(key)} aria-label={`Delete ${key.name}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {mode?.kind === 'create' && (
-        <Dialog title="Create an API key" onClose={() => setMode(null)}>
-          <KeyForm
-            onCancel={() => setMode(null)}
-            onSaved={(key) => {
-              setMode({ kind: 'reveal', title: `Key "${key.name}" created`, key });
-              keys.reload();
-            }}
-          />
-        </Dialog>
-      )}
-      {mode?.kind === 'edit' && (
-        <Dialog title={`Edit ${mode.key.name}`} onClose={() => setMode(null)}>
-          <KeyForm
-            key_={mode.key}
-            onCancel={() => setMode(null)}
-            onSaved={(key) => {
-              setMode(null);
-              setNotice({ kind: 'success', text: `Key "${key.name}" saved.` });
-              keys.reload();
-            }}
-          />
-        </Dialog>
-      )}
-      {mode?.kind === 'reveal' && (
-        <Dialog title={mode.title} onClose={() => setMode(null)}>
-          <SecretOnce label="Your new API key" value={mode.key.key} />
-          <div class="actions">
-            <button type="button" class="primary" onClick={() => setMode(null)}>
-              Done
-            </button>
+                  <td>
+                    <div class="row-actions">
+                      <button type="button" class="small" disabled={!!readOnly} onClick={() => setMode({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
+                        Edit
+                      </button>
+                      <button type="button" class="small" disabled={!!readOnly} onClick={() => rotate(key)} aria-label={`Rotate ${key.name}`}>
+                        Rotate
+                      </button>
+                      <button type="button" class="small" disabled={!!readOnly} onClick={() => toggle(key)} aria-label={`${key.status === 'active' ? 'Deactivate' : 'Activate'} ${key.name}`}>
+                        {key.status === 'active' ? 'Deactivate' : 'Activate'}
+                      </button>
+                      <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(key)} aria-label={`Delete ${key.name}`}>
+                        Delete
+                      </button>
+                    </div>
+  </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </div>
-        </Dialog>
-      )}
-    </>
-  );
-}
+        )}
+        {mode?.kind === 'create' && (
+          <Dialog title="Create an API key" onClose={() => setMode(null)}>
+            <KeyForm
+              onCancel={() => setMode(null)}
+              onSaved={(key) => {
+                setMode({ kind: 'reveal', title: `Key "${key.name}" created`, key });
+                keys.reload();
+              }}
+            />
+          </Dialog>
+        )}
+        {mode?.kind === 'edit' && (
+          <Dialog title={`Edit ${mode.key.name}`} onClose={() => setMode(null)}>
+            <KeyForm
+              key_={mode.key}
+              onCancel={() => setMode(null)}
+              onSaved={(key) => {
+                setMode(null);
+                setNotice({ kind: 'success', text: `Key "${key.name}" saved.` });
+                keys.reload();
+              }}
+            />
+          </Dialog>
+        )}
+        {mode?.kind === 'reveal' && (
+          <Dialog title={mode.title} onClose={() => setMode(null)}>
+            <SecretOnce label="Your new API key" value={mode.key.key} />
+            <div class="actions">
+              <button type="button" class="primary" onClick={() => setMode(null)}>
+                Done
+              </button>
+            </div>
+          </Dialog>
+        )}
+      </>
+    );
+  }
+  

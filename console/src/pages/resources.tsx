@@ -168,34 +168,37 @@ export function ResourcePage(props: { kind: string }) {
                       </td>
                     ),
                   )}
-                  <td class="row-actions">
-                    <button type="button" class="small" disabled={!!readOnly} onClick={() => setEditing(item)} aria-label={`Edit ${item.id}`}>
-                      Edit
-                    </button>
-                    <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(item)} aria-label={`Delete ${item.id}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {editing && (
-        <Dialog title={editing === 'new' ? `Create a ${spec.singular}` : `Edit ${spec.singular} ${editing.id}`} onClose={() => setEditing(null)}>
-          <ItemForm
-            spec={spec}
-            item={editing === 'new' ? undefined : editing}
-            onCancel={() => setEditing(null)}
-            onSaved={(saved) => {
-              setEditing(null);
-              setNotice({ kind: 'success', text: `Saved ${spec.singular} ${saved.id}.` });
-              items.reload();
-            }}
-          />
-        </Dialog>
-      )}
-    </>
-  );
-}
+                  <td>
+                    <div class="row-actions">
+                      <button type="button" class="small" disabled={!!readOnly} onClick={() => setEditing(item)} aria-label={`Edit ${item.id}`}>
+                        Edit
+                      </button>
+                      <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(item)} aria-label={`Delete ${item.id}`}>
+                        Delete
+                      </button>
+                    </div>
+  </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {editing && (
+          <Dialog title={editing === 'new' ? `Create a ${spec.singular}` : `Edit ${spec.singular} ${editing.id}`} onClose={() => setEditing(null)}>
+            <ItemForm
+              spec={spec}
+              item={editing === 'new' ? undefined : editing}
+              onCancel={() => setEditing(null)}
+              onSaved={(saved) => {
+                setEditing(null);
+                setNotice({ kind: 'success', text: `Saved ${spec.singular} ${saved.id}.` });
+                items.reload();
+              }}
+            />
+          </Dialog>
+        )}
+      </>
+    );
+  }
+  
