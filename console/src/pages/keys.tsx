@@ -159,7 +159,7 @@ export function KeysPage() {
                         Delete
                       </button>
                     </div>
-  </td>
+                  </td>
                   </tr>
                 ))}
               </tbody>

@@ -177,7 +177,7 @@ export function ResourcePage(props: { kind: string }) {
                         Delete
                       </button>
                     </div>
-  </td>
+                  </td>
                   </tr>
                 ))}
               </tbody>
