@@ -31,7 +31,8 @@ export function DailyChart(props: { title: string; days: string[]; series: Serie
       width: element.clientWidth || 600,
       height: props.height ?? 220,
       scales: {
-        x: { time: true },
+        // Half a day of room on each side, so the first and last bars are drawn whole.
+        x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
         y2: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       },

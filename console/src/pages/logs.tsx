@@ -91,7 +91,7 @@ export function LogsPage() {
       ) : (
         <>
           <p class="muted" role="status">
-            {meta!.total === 0 ? 'No calls match.' : `${formatInt(meta!.total)} calls, page ${meta!.page} of ${Math.max(1, meta!.total_pages)}.`}
+            {meta!.total === 0 ? 'No calls match.' : `${formatInt(meta!.total)} ${meta!.total === 1 ? 'call' : 'calls'}, page ${meta!.page} of ${Math.max(1, meta!.total_pages)}.`}
           </p>
           {logs.data.data.length > 0 && (
             <div class="table-wrap">
