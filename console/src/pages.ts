@@ -8,7 +8,7 @@ export interface PageInfo {
 export const PAGES: PageInfo[] = [
   { name: 'overview', title: 'Overview', adminOnly: false },
   { name: 'keys', title: 'API keys', adminOnly: false },
-  { name: 'logs', title: 'Logs', adminOnly: true },
+  { name: 'logs', title: 'Logs', adminOnly: false },
   { name: 'providers', title: 'Providers', adminOnly: true },
   { name: 'models', title: 'Models', adminOnly: true },
   { name: 'groups', title: 'Groups', adminOnly: true },

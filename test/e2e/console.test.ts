@@ -13,7 +13,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../_process.ts';
-import { api, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { api, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../console/browser.ts';
 import { startIdp, type TestIdp } from '../console/idp.ts';
 
@@ -121,7 +121,8 @@ describe('console static files', () => {
   });
 });
 
-describe('the console in a browser', () => {
+// Several pages per test, each scanned by axe: generous time on a loaded machine.
+describe('the console in a browser', { timeout: 120_000 }, () => {
   let admin: Page;
   let createdKey = '';
 
@@ -283,18 +284,24 @@ describe('the console in a browser', () => {
     await admin.context().close();
   });
 
-  it('gives a member their own keys and usage, and no admin pages at all', async () => {
+  it('gives a member their own keys, logs and usage, and no admin pages at all', async () => {
+    await chat(DEMO_KEY); // alice's key
     const { page, context } = await newPage(HALF);
     await signInWithPassword(page, ALICE);
     await expect.poll(() => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
-      'Overview', 'API keys', 'Settings', 'Security',
+      'Overview', 'API keys', 'Logs', 'Settings', 'Security',
     ]);
+    await expect.poll(() => page.getByRole('region', { name: 'Today' }).locator('dd').first().textContent()).toBe('1');
     await check(page, '11-member-overview-half-width');
     await go(page, 'keys', 'API keys');
     await page.getByRole('row', { name: /Alice's key/ }).waitFor();
     expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
     await check(page, '12-member-keys-half-width');
-    for (const path of ['logs', 'users', 'providers']) {
+    await go(page, 'logs', 'Logs');
+    await page.getByRole('row', { name: /Alice's key/ }).waitFor();
+    expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
+    await check(page, '13-member-logs-half-width');
+    for (const path of ['users', 'providers', 'models', 'groups']) {
       await go(page, path, 'Page not found');
     }
     await context.close();
@@ -315,7 +322,7 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Users' }).waitFor();
     const users = await api(gw, 'GET', '/v1/admin/users');
     expect(users.body.data).toContainEqual(expect.objectContaining({ email: 'carol@corp.example', role: 'admin', group: 'default' }));
-    await check(page, '13-sso-overview');
+    await check(page, '14-sso-overview');
     await context.close();
   });
 
@@ -329,7 +336,7 @@ describe('the console in a browser', () => {
     await page.getByText('Read-only mode.').waitFor();
     await expect.poll(() => page.getByRole('alert').or(page.getByRole('status')).filter({ hasText: 'Read-only' }).textContent()).toContain('write_back is false');
     expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
-    await check(page, '14-read-only');
+    await check(page, '15-read-only');
     await context.close();
   });
 
@@ -338,7 +345,20 @@ describe('the console in a browser', () => {
   });
 });
 
-describe('console sign-in without a browser', () => {
+describe('what the console relies on, without a browser', () => {
+  it('answers a member their own logs on /v1/logs, and admin logs stay admin-only', async () => {
+    const own = await api(gw, 'GET', '/v1/logs?page_size=100', undefined, DEMO_KEY);
+    expect(own.status).toBe(200);
+    expect(own.body.data.length).toBeGreaterThan(0);
+    expect(own.body.data.every((log: { api_key_id: string }) => log.api_key_id === 'alice-key')).toBe(true);
+    const all = await api(gw, 'GET', '/v1/admin/logs?page_size=100');
+    expect(all.body.meta.total).toBeGreaterThan(own.body.meta.total);
+    const other = all.body.data.find((log: { api_key_id: string }) => log.api_key_id !== 'alice-key');
+    expect((await api(gw, 'GET', `/v1/logs/${other.id}`, undefined, DEMO_KEY)).status).toBe(404);
+    expect((await api(gw, 'GET', `/v1/logs/${own.body.data[0].id}`, undefined, DEMO_KEY)).body.account_id).toBe('alice');
+    expect((await api(gw, 'GET', '/v1/admin/logs', undefined, DEMO_KEY)).status).toBe(403);
+  });
+
   it('refuses an SSO callback that this browser did not start', async () => {
     const response = await fetch(`${base}/console/sso/callback?code=x&state=forged`, { headers: { cookie: 'gw_console_sso=other' } });
     expect(response.status).toBe(400);

@@ -1,5 +1,6 @@
 /**
- * Logs (admins): every filter of GET /v1/admin/logs (time range, key, model, status, page size),
+ * Logs: every filter of the logs API (time range, key, model, status, page size) on every account's
+ * calls for an admin (/v1/admin/logs), on the member's own for a member (/v1/logs),
  * paging, and a detail page with the request and response (when request logging kept them), the
  * upstream attempts and fallbacks, timing and cost.
  */
@@ -9,7 +10,11 @@ import { Link } from '../components/layout.tsx';
 import { Alert, Field, Loading, SelectField } from '../components/ui.tsx';
 import { formatDateTime, formatInt, formatMoney, formatMs } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { useSession } from '../session.ts';
 import type { ApiKey, LogDetail, LogItem } from '../types.ts';
+
+/** Admins read every account's calls; members their own, through the same filters. */
+export const logsPath = (isAdmin: boolean) => (isAdmin ? '/v1/admin/logs' : '/v1/logs');
 
 interface Filters {
   start_time: string;
@@ -26,13 +31,14 @@ const EMPTY: Filters = { start_time: '', end_time: '', api_key_id: '', model: ''
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
 export function LogsPage() {
+  const { isAdmin } = useSession();
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [page, setPage] = useState(1);
   const keys = useLoad(() => api.get<List<ApiKey>>('/v1/api-keys'), []);
   const logs = useLoad(
     () =>
-      api.get<List<LogItem> & { meta: { total: number; page: number; page_size: number; total_pages: number } }>('/v1/admin/logs', {
+      api.get<List<LogItem> & { meta: { total: number; page: number; page_size: number; total_pages: number } }>(logsPath(isAdmin), {
         start_time: isoOf(filters.start_time),
         end_time: isoOf(filters.end_time),
         api_key_id: filters.api_key_id,
@@ -147,7 +153,8 @@ export function LogsPage() {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 export function LogDetailPage(props: { id: string }) {
-  const log = useLoad(() => api.get<LogDetail>(`/v1/admin/logs/${encodeURIComponent(props.id)}`), [props.id]);
+  const { isAdmin } = useSession();
+  const log = useLoad(() => api.get<LogDetail>(`${logsPath(isAdmin)}/${encodeURIComponent(props.id)}`), [props.id]);
   if (log.error) return <Alert kind="error">{log.error.message}</Alert>;
   if (!log.data) return <Loading />;
   const entry = log.data;

@@ -1,6 +1,5 @@
 /**
- * Overview: today's and a chosen range's requests, tokens, cost (and error rate, for admins, from
- * the logs), daily usage and cost charts, each model's share, system health and the last reload,
+ * Overview: today's and a chosen range's requests, tokens, cost and error rate (from the logs), daily usage and cost charts, each model's share, system health and the last reload,
  * and the CSV export of the statistics.
  */
 import { useMemo, useState } from 'preact/hooks';
@@ -10,13 +9,14 @@ import { Alert, Loading, SelectField } from '../components/ui.tsx';
 import { dayIn, daysBefore, formatCompact, formatDateTime, formatDuration, formatInt, formatMoney, formatPercent } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
+import { logsPath } from './logs.tsx';
 import type { CostResult, Health, ModelsResult, Settings, SystemStatus, UsageResult } from '../types.ts';
 
 interface Figures {
   usage: UsageResult;
   cost: CostResult;
   models: ModelsResult;
-  errors: number | null;
+  errors: number;
 }
 
 async function figures(start: string, end: string, isAdmin: boolean, timeZone: string): Promise<Figures> {
@@ -25,15 +25,15 @@ async function figures(start: string, end: string, isAdmin: boolean, timeZone: s
     api.get<UsageResult>('/v1/statistics/usage', range),
     api.get<CostResult>('/v1/statistics/cost', range),
     api.get<ModelsResult>('/v1/statistics/models', { start_date: start, end_date: end }),
-    isAdmin ? errorCount(start, end, timeZone) : Promise.resolve(null),
+    errorCount(start, end, isAdmin, timeZone),
   ]);
   return { usage, cost, models, errors };
 }
 
-/** Failed calls in the range, from the logs' total (admins only: the logs are an admin API). */
-async function errorCount(start: string, end: string, timeZone: string): Promise<number> {
+/** Failed calls in the range: the total of the logs filtered on errors (the statistics count no errors). */
+async function errorCount(start: string, end: string, isAdmin: boolean, timeZone: string): Promise<number> {
   const offset = zoneOffset(timeZone);
-  const list = await api.get<{ meta: { total: number } }>('/v1/admin/logs', {
+  const list = await api.get<{ meta: { total: number } }>(logsPath(isAdmin), {
     status: 'error',
     start_time: `${start}T00:00:00${offset}`,
     end_time: `${end}T23:59:59.999${offset}`,
@@ -78,12 +78,10 @@ function Cards(props: { title: string; data: Figures; currency: string }) {
           <dt>Cost</dt>
           <dd>{formatMoney(cost.summary.total_cost, cost.currency ?? props.currency)}</dd>
         </div>
-        {errors !== null && (
-          <div>
-            <dt>Error rate</dt>
-            <dd>{requests ? formatPercent((errors / requests) * 100) : '—'}</dd>
-          </div>
-        )}
+        <div>
+          <dt>Error rate</dt>
+          <dd>{requests ? formatPercent((errors / requests) * 100) : '—'}</dd>
+        </div>
       </dl>
     </section>
   );
