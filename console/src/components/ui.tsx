@@ -121,3 +121,31 @@ export function errorFor(field: string, error: { param: string | null; message: 
   const param = error.param.replace(/\[\d+\]/g, '');
   return param === field || param.startsWith(`${field}.`) || field.startsWith(`${param}.`) ? error.message : null;
 }
+
+export interface RowAction {
+  label: string;
+  run(): void;
+  danger?: boolean;
+}
+
+/** The last cell of a table row: its action buttons, each named with the row ("Rotate ci key"). */
+export function RowActions(props: { target: string; disabled: boolean; actions: RowAction[] }) {
+  return (
+    <td>
+      <div class="row-actions">
+        {props.actions.map((action) => (
+          <button
+            type="button"
+            key={action.label}
+            class={action.danger ? 'small danger' : 'small'}
+            disabled={props.disabled}
+            onClick={action.run}
+            aria-label={`${action.label} ${props.target}`}
+          >
+            {action.label}
+          </button>
+        ))}
+      </div>
+    </td>
+  );
+}

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api.ts';
-import { Alert, Dialog, errorFor, Field, Loading, SecretOnce } from '../components/ui.tsx';
+import { Alert, Dialog, errorFor, Field, Loading, RowActions, SecretOnce } from '../components/ui.tsx';
 import { formatDateTime, formatInt } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
@@ -144,23 +144,17 @@ export function KeysPage() {
                   <td>{formatInt(key.usage.total_requests)}</td>
                   <td>{formatInt(key.usage.total_tokens)}</td>
                   <td>{formatDateTime(key.created_at)}</td>
-                  <td>
-                    <div class="row-actions">
-                      <button type="button" class="small" disabled={!!readOnly} onClick={() => setMode({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
-                        Edit
-                      </button>
-                      <button type="button" class="small" disabled={!!readOnly} onClick={() => rotate(key)} aria-label={`Rotate ${key.name}`}>
-                        Rotate
-                      </button>
-                      <button type="button" class="small" disabled={!!readOnly} onClick={() => toggle(key)} aria-label={`${key.status === 'active' ? 'Deactivate' : 'Activate'} ${key.name}`}>
-                        {key.status === 'active' ? 'Deactivate' : 'Activate'}
-                      </button>
-                      <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(key)} aria-label={`Delete ${key.name}`}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                  </tr>
+                  <RowActions
+                    target={key.name}
+                    disabled={!!readOnly}
+                    actions={[
+                      { label: 'Edit', run: () => setMode({ kind: 'edit', key }) },
+                      { label: 'Rotate', run: () => rotate(key) },
+                      { label: key.status === 'active' ? 'Deactivate' : 'Activate', run: () => toggle(key) },
+                      { label: 'Delete', run: () => remove(key), danger: true },
+                    ]}
+                  />
+                </tr>
                 ))}
               </tbody>
             </table>

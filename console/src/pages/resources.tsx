@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api.ts';
-import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, SelectField } from '../components/ui.tsx';
+import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
 import { RESOURCES, type FieldSpec, type ResourceSpec } from './resource-specs.ts';
@@ -168,17 +168,15 @@ export function ResourcePage(props: { kind: string }) {
                       </td>
                     ),
                   )}
-                  <td>
-                    <div class="row-actions">
-                      <button type="button" class="small" disabled={!!readOnly} onClick={() => setEditing(item)} aria-label={`Edit ${item.id}`}>
-                        Edit
-                      </button>
-                      <button type="button" class="small danger" disabled={!!readOnly} onClick={() => remove(item)} aria-label={`Delete ${item.id}`}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                  </tr>
+                  <RowActions
+                    target={item.id}
+                    disabled={!!readOnly}
+                    actions={[
+                      { label: 'Edit', run: () => setEditing(item) },
+                      { label: 'Delete', run: () => remove(item), danger: true },
+                    ]}
+                  />
+                </tr>
                 ))}
               </tbody>
             </table>
