@@ -55,6 +55,12 @@ export const currentAccount = () => read<Account>(ACCOUNT);
 /** Sends the browser to /oauth/authorize; `sso` picks the company's identity provider. */
 export async function signIn(method: 'password' | 'sso', returnTo = '/console/overview'): Promise<void> {
   const { client_id, redirect_uri, scopes } = await loadOptions();
+  // The flow returns to the base URL's origin, and sessionStorage is per origin: start from there.
+  const origin = new URL(redirect_uri).origin;
+  if (origin !== location.origin) {
+    location.assign(`${origin}/console/`);
+    return;
+  }
   const verifier = randomString();
   const state = randomString();
   const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
