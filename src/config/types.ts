@@ -103,6 +103,20 @@ export interface AccountConfig {
   created_at?: string;
 }
 
+/** `console.sso`: the company's OpenID Connect provider, and how its claims map to an account. */
+export interface ConsoleSsoConfig {
+  name: string;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+  email_claim: string;
+  name_claim: string;
+  role_claim: string;
+  admin_values: string[];
+  group_claim?: string;
+}
+
 export interface OAuthClientConfig {
   client_id: string;
   client_secret: string;
@@ -167,6 +181,7 @@ export interface GatewayConfig {
   settings: AccountSettings;
   pipeline: PipelineEntry[];
   management: { write_back: boolean; max_keys_per_account: number };
+  console: { sso?: ConsoleSsoConfig };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
   /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */

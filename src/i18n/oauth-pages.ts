@@ -32,6 +32,13 @@ export interface OAuthPageTexts {
     wrongCredentials: string;
     signInFirst: string;
     stepMismatch: string;
+    ssoNotConfigured: string;
+    ssoExpired: string;
+    ssoSessionMismatch: string;
+    ssoUnreachable: string;
+    ssoNotStarted: string;
+    ssoIncomplete: string;
+    ssoRefused: string;
   };
 }
 
@@ -61,6 +68,13 @@ const en: OAuthPageTexts = {
     wrongCredentials: 'Wrong email or password.',
     signInFirst: 'Sign in first.',
     stepMismatch: 'This step does not match the sign-in request. Start again.',
+    ssoNotConfigured: 'Single sign-on is not configured on this gateway.',
+    ssoExpired: 'This sign-in has expired or is unknown. Start again from the console.',
+    ssoSessionMismatch: 'This sign-in request does not match your browser session. Start again from the console.',
+    ssoUnreachable: 'The company sign-in service cannot be reached. Try again later or sign in with your gateway account.',
+    ssoNotStarted: 'This sign-in was not started in this browser. Start again from the console.',
+    ssoIncomplete: 'The company sign-in did not complete. Start again from the console.',
+    ssoRefused: 'The company sign-in refused this account.',
   },
 };
 
@@ -98,6 +112,13 @@ const zh: OAuthPageTexts = {
     wrongCredentials: '邮箱或密码错误。',
     signInFirst: '请先登录。',
     stepMismatch: '此步骤与登录请求不符，请重新开始。',
+    ssoNotConfigured: '此网关未配置单点登录。',
+    ssoExpired: '此登录请求已过期或不存在，请从控制台重新开始。',
+    ssoSessionMismatch: '此登录请求与您的浏览器会话不符，请从控制台重新开始。',
+    ssoUnreachable: '无法连接公司登录服务，请稍后再试，或使用网关账户登录。',
+    ssoNotStarted: '此登录并非在此浏览器中发起，请从控制台重新开始。',
+    ssoIncomplete: '公司登录未完成，请从控制台重新开始。',
+    ssoRefused: '公司登录拒绝了此账户。',
   },
 };
 
