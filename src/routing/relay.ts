@@ -131,7 +131,7 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
       if (!(error instanceof AttemptError)) throw error; // the client left: nothing to report
       if (finished) return; // the answer was complete; a broken tail changes nothing
       recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
-      if (error.retrySame) await breakerFor(ctx, deps.now).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel), null).catch(() => {});
+      if (error.upstreamFault) await breakerFor(ctx).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel)).catch(() => {});
       // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
       const prefix = text.trimEnd();
       const resumed = sawToolCalls || !prefix ? null : await resume(ctx, prefix, current.index, deps.now);

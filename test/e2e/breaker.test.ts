@@ -39,32 +39,56 @@ describe('circuit breaker per deployment', () => {
     expect(calls('sick')).toBe(2);
     expect((await ask(a, 'main/other')).model).toBe('main/other');
 
-    // Without a fallback the caller gets 503 with Retry-After and no upstream call.
+    // Without a fallback the call is not refused: it goes to the open deployment anyway and
+    // fails with that attempt's own error, never "cooling down"; that failure does not lengthen the period.
     const refused = await ask(a, 'main/sick', []).catch((e) => e);
     expect(refused).toBeInstanceOf(OpenAI.InternalServerError);
     expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(calls('sick')).toBe(2);
+    expect(refused.error).toMatchObject({ code: 'upstream_unavailable' });
+    expect(refused.message).not.toMatch(/cooling down/);
+    expect(calls('sick')).toBe(3);
 
     // After the cool-down one probe goes through; it fails, so the circuit opens for longer (2 s).
     await sleep(1050);
     expect((await ask(a, 'main/sick')).model).toBe('main/healthy');
-    expect(calls('sick')).toBe(3);
+    expect(calls('sick')).toBe(4);
     await sleep(1050);
     expect((await ask(b, 'main/sick')).model).toBe('main/healthy');
-    expect(calls('sick')).toBe(3); // still open: the cool-down doubled
+    expect(calls('sick')).toBe(4); // still open: the cool-down doubled
 
     // The deployment recovers: the next probe succeeds and closes the circuit.
     mock.setBehavior('sick', {});
     await sleep(1100);
     expect((await ask(b, 'main/sick')).model).toBe('main/sick');
     expect((await ask(a, 'main/sick')).model).toBe('main/sick');
-    expect(calls('sick')).toBe(5);
+    expect(calls('sick')).toBe(6);
   });
 
-  it('does not count a 400 as a failure', async () => {
+  it('never refuses a recovered upstream: with every target open, the one whose period ends first is called', async () => {
+    mock.setBehavior('sick', { status: 503 });
+    mock.setBehavior('other', { status: 503 });
+    for (let i = 0; i < 2; i++) await ask(a, 'main/sick', ['main/other']).catch(() => {});
+    expect(calls('sick')).toBe(2);
+    expect(calls('other')).toBe(2);
+    await sleep(20);
+    await ask(a, 'main/other', []).catch(() => {}); // opened again (counted only): 'sick' opened first, so ends first
+    mock.setBehavior('sick', {});
+    mock.setBehavior('other', {});
+    const started = Date.now();
+    const served = await ask(b, 'main/other', ['main/sick']);
+    expect(served.model).toBe('main/sick');
+    expect(Date.now() - started).toBeLessThan(500); // at once, not after the open period
+    // The success closed that circuit: the next call goes straight to it.
+    expect((await ask(a, 'main/sick', [])).model).toBe('main/sick');
+  });
+
+  it('does not count a 400 as a failure, and relays it as a 400 (never "cooling down")', async () => {
     mock.setBehavior('other', { status: 400 });
-    for (let i = 0; i < 3; i++) expect(await ask(a, 'main/other', []).catch((e) => e.status)).toBe(400);
+    for (let i = 0; i < 3; i++) {
+      const error = await ask(a, 'main/other', []).catch((e) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.message).not.toMatch(/cooling down/);
+    }
     mock.setBehavior('other', {});
     expect((await ask(a, 'main/other', [])).model).toBe('main/other');
     expect(calls('other')).toBe(4);
