@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { behaviorFromModel, type Behavior } from './behavior.ts';
 import type { Format } from './format.ts';
-import { compatFormat, deploymentFormat } from './format-openai.ts';
+import { compatFormat, continuesPrefix, deploymentFormat } from './format-openai.ts';
 import { generateFormat } from './format-generate.ts';
 import { messagesFormat } from './format-messages.ts';
 import { piecesOf, planAnswer } from './plan.ts';
@@ -52,7 +52,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     const set = behaviors.get(model);
     if (!set) return behaviorFromModel(model);
     if (set.times !== undefined) {
-      if (set.times <= 0) return behaviorFromModel(model);
+      if (set.times <= 0) return set.then ?? behaviorFromModel(model);
       set.times--;
     }
     return set;
@@ -100,6 +100,10 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       const error = behavior.errorBody ?? format.errorBody(behavior.status, `mock failure ${behavior.status}`, behavior.retryAfter);
       return sendJson(res, behavior.status, error, headers);
     }
+    if (request.prefix !== undefined && behavior.refusePrefix) {
+      return sendJson(res, 400, format.errorBody(400, 'This model does not continue a final assistant message.'));
+    }
+    if (request.prefix !== undefined && format === compatFormat && !continuesPrefix(body, behavior)) request.prefix = undefined;
     const id = `chatcmpl-mock${++counter}`;
     const plan = planAnswer(request, behavior, counter);
     if (!request.stream) return sendJson(res, 200, format.json(plan, request, id));
@@ -119,6 +123,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
         return;
       }
       if (behavior.stallAfterChunks !== undefined && index >= behavior.stallAfterChunks) return; // hold the socket open
+      if (behavior.truncateAfterChunks !== undefined && index >= behavior.truncateAfterChunks) return void res.end();
       if (piece === null) writer.tool(plan.toolCall!);
       else writer.text(piece);
     }
