@@ -24,6 +24,18 @@ export interface Behavior {
   holdAfterFinish?: boolean;
   /** The answer text (default: echo of the last user message). */
   reply?: string;
+  /** JSON answers: wait this long between the body's pieces (headers first, then a slow body). */
+  trickleMs?: number;
+  /** Destroy the connection before sending any header. */
+  resetBeforeHeaders?: boolean;
+  /** Answer 200 whose body is an error (JSON body, or a stream whose first event is the error). */
+  errorIn200?: boolean;
+  /** Answer 200 with a body that is not JSON (JSON answers) or not JSON events (streams). */
+  malformed?: boolean;
+  /** Streams: after this many content chunks, send an error event and end. */
+  errorEventAfterChunks?: number;
+  /** Never finish: the answer grows without end (one JSON string, or content chunk after chunk). */
+  endless?: boolean;
   /** Only the next N requests behave like this, then `then` (or the default) applies. */
   times?: number;
   then?: Behavior;

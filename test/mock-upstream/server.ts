@@ -12,6 +12,7 @@ import type { Format } from './format.ts';
 import { compatFormat, continuesPrefix, deploymentFormat } from './format-openai.ts';
 import { generateFormat } from './format-generate.ts';
 import { messagesFormat } from './format-messages.ts';
+import { MOCK_STREAM_ERROR, sendBrokenStream, sendJsonAnswer } from './faults.ts';
 import { piecesOf, planAnswer } from './plan.ts';
 
 export interface ReceivedRequest {
@@ -91,6 +92,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     const request = format.normalize(body, url, pathModel ? decodeURIComponent(pathModel) : null);
     record.model = request.model;
     const behavior = behaviorFor(request.model);
+    if (behavior.resetBeforeHeaders) return void req.socket.destroy();
     if (behavior.delayMs) await sleep(behavior.delayMs);
     if (res.destroyed) return;
     if (behavior.status && behavior.status >= 400) {
@@ -106,13 +108,22 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     if (request.prefix !== undefined && format === compatFormat && !continuesPrefix(body, behavior)) request.prefix = undefined;
     const id = `chatcmpl-mock${++counter}`;
     const plan = planAnswer(request, behavior, counter);
-    if (!request.stream) return sendJson(res, 200, format.json(plan, request, id));
+    if (!request.stream) return sendJsonAnswer(res, format.json(plan, request, id), behavior);
+    if (sendBrokenStream(res, behavior)) return;
 
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const send = (event: string | null, data: unknown) =>
       res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     const writer = format.writer(send, request, plan, id, body);
     writer.start();
+    if (behavior.endless) {
+      // Content chunk after content chunk, never a finish: only the gateway's deadline ends it.
+      while (!res.destroyed) {
+        writer.text('more ');
+        await sleep(1);
+      }
+      return;
+    }
     const pieces = plan.toolCall ? [null] : piecesOf(plan.text);
     for (const [index, piece] of pieces.entries()) {
       if (behavior.chunkDelayMs) await sleep(behavior.chunkDelayMs);
@@ -124,6 +135,10 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       }
       if (behavior.stallAfterChunks !== undefined && index >= behavior.stallAfterChunks) return; // hold the socket open
       if (behavior.truncateAfterChunks !== undefined && index >= behavior.truncateAfterChunks) return void res.end();
+      if (behavior.errorEventAfterChunks !== undefined && index >= behavior.errorEventAfterChunks) {
+        send(null, MOCK_STREAM_ERROR);
+        return void res.end();
+      }
       if (piece === null) writer.tool(plan.toolCall!);
       else writer.text(piece);
     }
