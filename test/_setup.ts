@@ -3,6 +3,7 @@
  * with the mock upstream's address in the environment.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
@@ -56,6 +57,15 @@ export function client(gateway: { url: string }, apiKey = DEMO_KEY, options: Par
 }
 
 export { startMockUpstream, type MockUpstream };
+
+/** A port nothing listens on (bound, then released): an upstream that refuses connections. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** A logger that keeps what it is told, for tests that check what the gateway logs. */
 export function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {

@@ -6,6 +6,9 @@ import { GatewayError } from '../pipeline/errors.ts';
 import type { UpstreamErrorInfo } from '../providers/types.ts';
 
 export class AttemptError extends Error {
+  /** Which deadline ran out, for a timeout (`connect`, `first_token`, `idle`, `total`). */
+  deadline?: string;
+
   constructor(
     message: string,
     readonly info: UpstreamErrorInfo,
@@ -58,6 +61,7 @@ export function networkAttemptError(error: unknown, timedOut: boolean, what = 'c
   };
   const attempt = new AttemptError(detail, info, !timedOut, true, undefined, timedOut);
   attempt.cause = error;
+  if (timedOut) attempt.deadline = what;
   return attempt;
 }
 

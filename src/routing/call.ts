@@ -138,7 +138,9 @@ async function readJson(body: UpstreamReply['body']): Promise<unknown> {
     const tooLarge = error instanceof BodyTooLargeError;
     if (!tooLarge && !(error instanceof SyntaxError)) throw error;
     const message = tooLarge ? error.message : 'The upstream answered 200 with a body that is not JSON.';
-    throw httpAttemptError({ status: 502, message, type: 'upstream_error', code: 'bad_upstream_response', param: null });
+    const info = { status: 502, message, type: 'upstream_error', code: 'bad_upstream_response', param: null };
+    // A body that grew without end took its time: try the next target, not this one again.
+    throw tooLarge ? new AttemptError(message, info, false, true) : httpAttemptError(info);
   }
 }
 

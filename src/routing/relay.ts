@@ -155,8 +155,10 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
       if (error.upstreamFault) await breakerFor(ctx).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel)).catch(() => {});
       // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
       const prefix = text.trimEnd();
-      // Once per request: a continuation that breaks again ends the stream.
-      const resumed = carried || sawToolCalls || !prefix ? null : await resume(ctx, prefix, current, deps.now, deps.logger);
+      // Once per request (a continuation that breaks again ends the stream), and never past the
+      // total deadline: an answer that ran that long is not continued, it is ended.
+      const resumable = !carried && !sawToolCalls && prefix !== '' && error.deadline !== 'total';
+      const resumed = resumable ? await resume(ctx, prefix, current, deps.now, deps.logger) : null;
       if (!resumed) throw midStreamError(error);
       carried = cutLegUsage(ctx, legText);
       legText = '';

@@ -9,7 +9,7 @@ import type { Behavior } from './behavior.ts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ERROR = { error: { message: 'mock upstream overloaded', type: 'server_error', param: null, code: null } };
 
-/** Grow the body forever (until the reader goes away): 16 KiB every millisecond. */
+/** Grow the body forever (until the reader goes away): 64 KiB every millisecond. */
 async function growForever(res: ServerResponse, piece: () => string) {
   while (!res.destroyed && !res.writableEnded) {
     if (!res.write(piece())) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
@@ -31,7 +31,7 @@ export async function sendJsonAnswer(res: ServerResponse, answer: unknown, behav
   res.writeHead(200, { 'content-type': 'application/json' });
   if (behavior.endless) {
     res.write('{"id":"chatcmpl-endless","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"');
-    return growForever(res, () => 'grow '.repeat(3277));
+    return growForever(res, () => 'grow '.repeat(13_108));
   }
   const text = behavior.malformed ? '{"id": "chatcmpl-bad", "choices": [ this is not json' : JSON.stringify(behavior.errorIn200 ? ERROR : answer);
   const third = Math.ceil(text.length / 3);
