@@ -10,7 +10,7 @@ beforeEach(() => {
   env.mock.reset();
   logger.lines.length = 0;
   env.mock.setBehavior('breaks', cut);
-  for (const model of ['cont', 'plain', 'dep-cont', 'c-cont', 'c-refuse']) env.mock.setBehavior(model, { reply });
+  for (const model of ['cont', 'plain', 'dep-cont', 'c-cont', 'c-refuse', 'g-cont']) env.mock.setBehavior(model, { reply });
   env.mock.setBehavior('v-cont', { reply, prefixStyle: 'continue_final_message' });
   env.mock.setBehavior('ds-cont', { reply, prefixStyle: 'prefix' });
 });
@@ -71,6 +71,16 @@ describe('stream resume on a prefix-accepting fallback', () => {
     expect(sent.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'one two' }] });
     expect(sent[0]).toMatchObject({ role: 'user' });
     expect(splices()).toEqual([{ request: expect.any(String), from: 'main/breaks', to: 'msgs/cont', prefix_chars: 7 }]);
+  });
+
+  it('continues on a generateContent fallback too (the answer so far as a trailing model turn)', async () => {
+    const result = await read(['gen-prefill']);
+    expect(result.error).toBeUndefined();
+    expect(result.text).toBe(reply);
+    expect(result.finish).toBe('stop');
+    expect(env.mock.requests.map((r) => r.model)).toEqual(['breaks', 'g-cont']);
+    expect(env.mock.requests[1].body.contents.at(-1)).toMatchObject({ role: 'model', parts: [{ text: 'one two' }] });
+    expect(result.record?.attempts.at(-1)).toMatchObject({ model: 'gen-prefill', status: 200, kind: 'resumed' });
   });
 
   it('never resumes on a model without accepts_prefix, nor on a wire format that cannot take one', async () => {
