@@ -5,6 +5,9 @@
 export type ProviderType = 'compat' | 'vendor_b' | 'vendor_c' | 'vendor_d' | 'custom';
 export type Status = 'active' | 'inactive';
 
+/** How an OpenAI-compatible upstream is asked to continue a partial answer (routing/prefix.ts). */
+export type PrefixStyle = 'trailing_assistant' | 'continue_final_message' | 'prefix';
+
 /** Milliseconds. */
 export interface Timeouts {
   connect: number;
@@ -33,6 +36,9 @@ export interface ProviderConfig {
   path?: string;
   /** custom: name of a plugin-registered adapter instead of the compat wire format. */
   adapter?: string;
+  /** The upstream continues a partial assistant answer (a model's setting wins). */
+  accepts_prefix?: boolean;
+  prefix_style?: PrefixStyle;
 }
 
 /** One upstream serving a model config; several make a weighted pool. */
@@ -58,8 +64,9 @@ export interface ModelConfig {
   /** Extra deployments for weighted load balancing (the primary `provider` has weight `weight`). */
   deployments?: ModelDeployment[];
   weight?: number;
-  /** The upstream accepts an assistant prefix to continue a broken answer. */
+  /** The upstream accepts an assistant prefix to continue a broken answer (wins over the provider's). */
   accepts_prefix?: boolean;
+  prefix_style?: PrefixStyle;
   max_output_tokens?: number;
 }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
+import { checkCircuit, failCircuit, parseCircuit } from './circuit.ts';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
 import type { AdmitResult, QuotaRule, RateRule, RateState, StateStore } from './types.ts';
 
@@ -165,6 +166,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       return async () => {
         bus.off(channel, listener);
       };
+    },
+    async circuitCheck(key, probeHoldMs, ttlMs) {
+      const { check, next } = checkCircuit(parseCircuit(values.get(key)), now(), probeHoldMs);
+      if (next) values.set(key, JSON.stringify(next), { ttl: Math.ceil(ttlMs) });
+      return check;
+    },
+    async circuitFailure(key, rule) {
+      const next = failCircuit(parseCircuit(values.get(key)), rule, now());
+      values.set(key, JSON.stringify(next), { ttl: Math.ceil(rule.ttlMs) });
+      return next;
     },
     async ping() {
       return 0;

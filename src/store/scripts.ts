@@ -101,3 +101,50 @@ redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
 `;
+
+/** Decode a stored circuit (store/circuit.ts `parseCircuit`): a missing or unreadable one is closed. */
+const kCircuit = `
+local raw = redis.call('GET', KEYS[1])
+local ok, s = false, nil
+if raw then ok, s = pcall(cjson.decode, raw) end
+if not ok or type(s) ~= 'table' then s = {} end
+local failures = tonumber(s.failures) or 0
+local openUntil = tonumber(s.openUntil) or 0
+local cooldown = tonumber(s.cooldownMs) or 0
+local probing = s.probing == true
+local function save(ttl)
+  redis.call('SET', KEYS[1], cjson.encode({ failures = failures, openUntil = openUntil, cooldownMs = cooldown, probing = probing }), 'PX', ttl)
+end
+`;
+
+/**
+ * `circuitCheck` (store/circuit.ts `checkCircuit`): KEYS[1] = circuit, ARGV = probeHoldMs, ttlMs.
+ * Returns { verdict (0 closed, 1 open, 2 probe), failures, retryInMs }.
+ */
+export const CIRCUIT_CHECK_LUA = `${kNow}${kCircuit}
+if openUntil == 0 then return { 0, failures, 0 } end
+if now < openUntil then return { 1, failures, openUntil - now } end
+probing = true
+openUntil = now + math.max(cooldown, tonumber(ARGV[1]))
+save(ARGV[2])
+return { 2, failures, 0 }
+`;
+
+/**
+ * `circuitFailure` (store/circuit.ts `failCircuit`): KEYS[1] = circuit,
+ * ARGV = threshold, cooldownMs, maxCooldownMs, ttlMs. Returns { failures, openUntil, cooldownMs, probing }.
+ */
+export const CIRCUIT_FAILURE_LUA = `${kNow}${kCircuit}
+local threshold, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+failures = failures + 1
+if probing or (openUntil > 0 and now >= openUntil) then
+  cooldown = math.min(cap, math.max(cooldown, 1) * 2)
+  openUntil = now + cooldown
+  probing = false
+elseif openUntil == 0 and failures >= threshold then
+  cooldown = base
+  openUntil = now + base
+end
+save(ARGV[4])
+return { failures, openUntil, cooldown, probing and 1 or 0 }
+`;

@@ -209,6 +209,31 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(leases.filter((l) => l !== null)).toHaveLength(5);
     });
 
+    it('counts parallel circuit failures without losing one and opens at the threshold', async () => {
+      const k = key('breaker');
+      const rule = { threshold: 30, cooldownMs: 200, maxCooldownMs: 400, ttlMs: 10_000 };
+      expect(await store.circuitCheck(k, 100, 10_000)).toEqual({ verdict: 'closed', failures: 0, retryInMs: 0 });
+      await Promise.all(Array.from({ length: 29 }, () => store.circuitFailure(k, rule)));
+      expect(await store.circuitCheck(k, 100, 10_000)).toMatchObject({ verdict: 'closed', failures: 29 });
+      const opened = await store.circuitFailure(k, rule);
+      expect(opened).toMatchObject({ failures: 30, cooldownMs: 200, probing: false });
+      const open = await store.circuitCheck(k, 100, 10_000);
+      expect(open.verdict).toBe('open');
+      expect(open.retryInMs).toBeGreaterThan(0);
+      expect(open.retryInMs).toBeLessThanOrEqual(200);
+    });
+
+    it('lets exactly one parallel caller probe a circuit whose period is over; its failure doubles the period', async () => {
+      const k = key('breaker');
+      const rule = { threshold: 1, cooldownMs: 100, maxCooldownMs: 150, ttlMs: 10_000 };
+      await store.circuitFailure(k, rule);
+      await advance(120);
+      const checks = await Promise.all(Array.from({ length: 10 }, () => store.circuitCheck(k, 50, 10_000)));
+      expect(checks.filter((c) => c.verdict === 'probe')).toHaveLength(1);
+      expect(checks.filter((c) => c.verdict === 'open')).toHaveLength(9);
+      expect(await store.circuitFailure(k, rule)).toMatchObject({ cooldownMs: 150, probing: false }); // doubled, capped
+    });
+
     it('delivers published messages to every subscriber until it unsubscribes', async () => {
       const channel = key('bus');
       const one = await nextMessage(store, channel);
