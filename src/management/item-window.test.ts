@@ -90,10 +90,11 @@ describe('editWindow', () => {
 });
 
 describe('parseConfig', () => {
-  it('refuses files tied together by anchors, aliases or merge keys, and broken files', () => {
+  it('refuses files tied together by directives, anchors, aliases or merge keys, and broken files', () => {
     expect(parseConfig('base: &b {type: compat}\nproviders:\n  - id: a\n    <<: *b\n')).toBeNull();
     expect(parseConfig('keys:\n  - id: a\n    name: [unclosed\n')).toBeNull();
     expect(parseConfig('- just a list\n')).toBeNull();
+    expect(parseConfig('%YAML 1.1\n---\nkeys:\n  - id: a\n    enabled: yes\n')).toBeNull();
   });
 
   it('indexes only block lists of items with distinct string ids', () => {

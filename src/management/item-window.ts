@@ -8,6 +8,7 @@
 import { parseDocument } from 'yaml';
 import { applyToDocument, type ItemEdit } from './item-edits.ts';
 import { parseConfig, type ItemSpan, type ParsedConfig } from './parsed-config.ts';
+import type { Collection } from './yaml-edit.ts';
 import { spliceEdited } from './yaml-splice.ts';
 
 /** The state after `edit`, or null when the edit needs the whole file (the caller does that). */
@@ -38,7 +39,7 @@ export function editWindow(parsed: ParsedConfig, edit: ItemEdit): ParsedConfig |
   const text = parsed.text.slice(0, start) + body + parsed.text.slice(end);
   const delta = body.length - (end - start);
   const moved = (span: ItemSpan, by: number): ItemSpan => ({ id: span.id, start: span.start + by, end: span.end + by });
-  const lists = new Map<ItemEdit['collection'], readonly ItemSpan[]>();
+  const lists = new Map<Collection, readonly ItemSpan[]>();
   for (const [collection, list] of parsed.lists) {
     if (collection === edit.collection) {
       const inWindow = newSpans.map((span) => moved(span, start - header.length));

@@ -27,10 +27,12 @@ export interface ParsedConfig {
 
 /**
  * Parses `text` once. Null when the file is not plain enough to edit piecewise (YAML errors, a
- * top level that is not a map, anchors, aliases or merge keys, which tie parts of the file
- * together): such files take the whole-file path at every write.
+ * top level that is not a map, directives, anchors, aliases or merge keys, which tie parts of the
+ * file together): such files take the whole-file path at every write.
  */
 export function parseConfig(text: string): ParsedConfig | null {
+  // A `%YAML 1.1` directive changes how every scalar of the file reads; a window would not see it.
+  if (/^%/m.test(text)) return null;
   const doc = parseDocument(text);
   if (doc.errors.length || !isMap(doc.contents) || hasReferences(doc)) return null;
   const raw = doc.toJS() as Record<string, unknown>;

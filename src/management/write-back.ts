@@ -95,7 +95,13 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
    * loaded from data; anything else, or anything that path cannot decide (a refusal included,
    * whose problems only the full load can locate), parses and loads the whole edited file.
    */
-  function applyEdits(text: string, parsed: ParsedConfig | null, doc: Document | null, edits: readonly ItemEdit[], secrets: Secrets): { next: string; loaded: LoadResult; state: ParsedConfig | null } {
+  function applyEdits(
+    text: string,
+    parsed: ParsedConfig | null,
+    doc: Document | null,
+    edits: readonly ItemEdit[],
+    secrets: Secrets,
+  ): { next: string; loaded: LoadResult; state: ParsedConfig | null } {
     const state = parsed && edits.length <= 1 ? (edits[0] ? editWindow(parsed, edits[0]) : parsed) : null;
     const config = state ? loadConfigData(state.raw, gateway.env, secrets) : null;
     if (state && config) return { next: state.text, loaded: { ok: true, config, file: file() }, state };
