@@ -8,7 +8,7 @@ import { invalidValue, notFound } from '../pipeline/errors.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
 import type { Draft, ConfigWriter } from './write-back.ts';
 import { assertObjectBody } from './validate-resource.ts';
-import { appendItem, itemAt, mergeInto, removeItem, type Collection } from './yaml-edit.ts';
+import type { Collection } from './yaml-edit.ts';
 
 export interface ResourceSpec<T extends { id: string }> {
   /** Path prefix, e.g. `/v1/admin/providers`. */
@@ -69,7 +69,7 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         const body = ctx.body;
         const id = await writer.change(async (draft) => {
           const item = await spec.create(body, draft);
-          appendItem(draft.doc, spec.collection, item);
+          draft.items.append(spec.collection, item);
           return item.id as string;
         });
         return json(await spec.view(find(current(ctx), id), ctx.runtime), 201);
@@ -91,9 +91,7 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
           await writer.change(async (draft) => {
             const existing = find(draft.snapshot, id);
             const fields = await spec.update(existing, body, draft);
-            const node = itemAt(draft.doc, spec.collection, id);
-            if (!node) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
-            mergeInto(draft.doc, node, fields);
+            if (!draft.items.merge(spec.collection, id, fields)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
           });
         }
         if (reset) await ctx.runtime.store.del(spec.quotaKey!(id));
@@ -110,7 +108,7 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         await writer.change((draft) => {
           const existing = find(draft.snapshot, id);
           spec.beforeDelete?.(existing, draft);
-          if (!removeItem(draft.doc, spec.collection, id)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
+          if (!draft.items.remove(spec.collection, id)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
         });
         return { id, object: spec.object, deleted: true };
       },
