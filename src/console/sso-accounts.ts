@@ -8,7 +8,6 @@
 import type { AccountConfig, ConsoleSsoConfig } from '../config/types.ts';
 import { nowIso, uniqueSlug } from '../management/crud.ts';
 import type { ManagementService } from '../management/index.ts';
-import { appendItem, itemAt, mergeInto } from '../management/yaml-edit.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
 
@@ -55,14 +54,14 @@ export async function ensureAccount(runtime: Runtime, profile: SsoProfile, logge
   return writer.change((draft) => {
     const current = draft.snapshot.config.accounts.find((a) => a.email.toLowerCase() === profile.email);
     if (current) {
-      mergeInto(draft.doc, itemAt(draft.doc, 'accounts', current.id)!, { role: profile.role, group: profile.group });
+      draft.items.merge('accounts', current.id, { role: profile.role, group: profile.group });
       logger.info('sso account updated from claims', { account: current.id, role: profile.role, group: profile.group ?? null });
       return current.id;
     }
     const taken = (id: string) => draft.snapshot.accounts.has(id) || id === 'admin';
     const id = uniqueSlug(profile.email.split('@')[0]!, taken, 'user');
     const group = profile.group ? { group: profile.group } : {};
-    appendItem(draft.doc, 'accounts', { id, email: profile.email, name: profile.name, role: profile.role, ...group, created_at: nowIso() });
+    draft.items.append('accounts', { id, email: profile.email, name: profile.name, role: profile.role, ...group, created_at: nowIso() });
     logger.info('sso account created', { account: id, role: profile.role, group: profile.group ?? null });
     return id;
   });
