@@ -1,5 +1,5 @@
 /** /v1/admin/groups (spec 4.4): account groups with model lists, token quotas and priority. */
-import { groupQuotaKey } from '../management/counters.ts';
+import { groupBudget } from '../quota/budgets.ts';
 import type { GroupConfig } from '../config/types.ts';
 import { conflict } from '../pipeline/errors.ts';
 import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
@@ -11,7 +11,7 @@ import type { RouteDef } from './types.ts';
 export const groupsSpec: ResourceSpec<GroupConfig> = {
   path: '/v1/admin/groups',
   collection: 'groups',
-  quotaKey: groupQuotaKey,
+  budget: groupBudget,
   object: 'group',
   items: (snapshot) => snapshot.config.groups,
   view: groupView,

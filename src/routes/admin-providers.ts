@@ -2,7 +2,7 @@
  * /v1/admin/providers (spec 4.2). The upstream api_key given here is stored in the secrets file
  * beside gateway.yaml; the YAML holds `${secret:provider_<id>_api_key}` and reads mask it.
  */
-import { providerQuotaKey } from '../management/counters.ts';
+import { providerBudget } from '../quota/budgets.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { conflict } from '../pipeline/errors.ts';
 import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
@@ -24,7 +24,7 @@ function storeSecret(item: Record<string, unknown>, id: string, draft: Draft): v
 export const providersSpec: ResourceSpec<ProviderConfig> = {
   path: '/v1/admin/providers',
   collection: 'providers',
-  quotaKey: providerQuotaKey,
+  budget: providerBudget,
   object: 'provider',
   items: (snapshot) => snapshot.config.providers,
   view: providerView,

@@ -38,7 +38,7 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
 }
 
 /** The permissions object of a body, merged over `base`, validated as in the file. */
-function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0 }) {
+function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0, quota_limit: 0 }) {
   if (body.permissions === undefined) return undefined;
   if (!isPlainObject(body.permissions)) throw invalidValue('`permissions` must be an object.', 'permissions');
   return { ...base, ...body.permissions };
