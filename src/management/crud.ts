@@ -4,7 +4,7 @@
  * unknown id 404. Each resource supplies how to build, merge, check and show its items.
  */
 import { json, type ApiContext, type RouteDef } from '../routes/types.ts';
-import { invalidValue, notFound } from '../pipeline/errors.ts';
+import { conflict, invalidValue, notFound } from '../pipeline/errors.ts';
 import type { Budget } from '../quota/budgets.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
 import type { Draft, ConfigWriter } from './write-back.ts';
@@ -117,6 +117,17 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
       },
     },
   ];
+}
+
+/**
+ * The id of a new item: the `id` the client gave (a string: any other type is 400, never replaced
+ * by a generated one; 409 when taken), else a unique slug of `slugOf`.
+ */
+export function newItemId(fields: Record<string, unknown>, object: string, taken: (id: string) => boolean, slugOf: string, fallback: string): string {
+  if (fields.id === undefined) return uniqueSlug(slugOf, taken, fallback);
+  if (typeof fields.id !== 'string') throw invalidValue('`id` must be a string.', 'id');
+  if (taken(fields.id)) throw conflict(`A ${object} with id '${fields.id}' already exists.`, 'already_exists');
+  return fields.id;
 }
 
 /** A slug of `name` ([a-z0-9-]) not in `taken`: `my-provider`, then `my-provider-2`... */

@@ -85,11 +85,12 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           }
           const item: Record<string, unknown> = {
             id,
-            name: typeof body.name === 'string' ? body.name : id,
+            // Only an absent name defaults to the id; a name of another type is refused below.
+            name: body.name === undefined ? id : body.name,
             key_hash: hashApiKey(full),
             hint: hintOf(full),
             account,
-            status: body.status ?? 'active',
+            status: body.status === undefined ? 'active' : body.status,
             permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
             created_at: nowIso(),
           };
