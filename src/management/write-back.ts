@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { parseDocument, type Document } from 'yaml';
 import { loadConfigText } from '../config/load.ts';
+import { holdRevocations, revokedBetween } from '../auth/revocations.ts';
 import { readSecrets, secretsPathFor, type Secrets } from '../config/secrets.ts';
 import { contentHash } from '../config/watch.ts';
 import type { Gateway } from '../gateway.ts';
@@ -36,6 +37,8 @@ export interface ChangeMessage {
   text: string;
   /** The whole secrets file, when the change touched it. */
   secrets?: Secrets;
+  /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
+  revoked?: string[];
 }
 
 export interface ConfigWriter {
@@ -93,7 +96,12 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
         if (next === text && !secretsChanged) return result;
         await write(configFile, next, secretsChanged ? draft.secrets : null);
         await reload();
-        const message: ChangeMessage = { origin: instanceId, hash: contentHash(next), text: next, ...(secretsChanged ? { secrets: draft.secrets } : {}) };
+        const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
+        const message: ChangeMessage = {
+          origin: instanceId, hash: contentHash(next), text: next,
+          ...(secretsChanged ? { secrets: draft.secrets } : {}),
+          ...(revoked.length ? { revoked } : {}),
+        };
         // Other instances learn of the change within a second; a publish failure must not undo it.
         if (gateway.runtime.store.kind === 'redis') {
           await gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
@@ -120,10 +128,10 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
     }
     if (message.origin === writer.instanceId || typeof message.text !== 'string') return;
     const configFile = gateway.current.snapshot.file;
-    void serialize(configFile, async () => {
+    const applied = serialize(configFile, async () => {
       if (!gateway.current.snapshot.config.management.write_back) {
         logger.warn('ignoring a config change from another instance: management.write_back is false here');
-        return;
+        return false;
       }
       const secretsFile = secretsPathFor(configFile);
       if (message.secrets && JSON.stringify(await readSecrets(secretsFile)) !== JSON.stringify(message.secrets)) {
@@ -136,6 +144,9 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
       }
       const status = await gateway.reload();
       if (status.ok) logger.info('applied config change from another instance', { hash: message.hash });
-    }).catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
+      return status.ok;
+    });
+    if (Array.isArray(message.revoked)) holdRevocations(gateway.runtime, message.revoked.filter((h) => typeof h === 'string'), applied);
+    applied.catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
   });
 }
