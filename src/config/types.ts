@@ -176,7 +176,7 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[] };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean };
+  management: { write_back: boolean; max_keys_per_account: number };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
   metrics: { enabled: boolean; token?: string };

@@ -5,7 +5,8 @@
  * quotas survive restarts without Redis. (With Redis the counters live in Redis, which persists
  * them itself.) A saved counter of a period that has ended is loaded but never read again.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { makePrivateDir } from '../store/private-files.ts';
 import path from 'node:path';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
@@ -55,7 +56,7 @@ export async function persistCounters(runtime: Runtime, logger: Logger, interval
     const data = Object.fromEntries(keys.map((key, i) => [key, values[i]!]).filter(([, v]) => v !== 0));
     const text = `${JSON.stringify(data, null, 1)}\n`;
     if (text === last) return;
-    await mkdir(runtime.dataDir, { recursive: true });
+    await makePrivateDir(runtime.dataDir);
     await writeFileAtomic(file, text, 0o600);
     last = text;
   }

@@ -66,6 +66,7 @@ const invalid = (message: string, code: string, param: string | null = null) =>
 export const invalidBody = (message: string, param: string | null = null) => invalid(message, 'invalid_body', param);
 export const invalidValue = (message: string, param: string | null = null) => invalid(message, 'invalid_value', param);
 export const invalidJson = () => invalid('The request body is not valid JSON.', 'invalid_json');
+export const invalidPath = () => invalid('The request path has malformed percent-encoding (a % must be followed by two hex digits).', 'invalid_path');
 export const unsupportedMediaType = () =>
   new GatewayError(415, 'invalid_request_error', 'Content-Type must be application/json.', {
     code: 'unsupported_media_type',

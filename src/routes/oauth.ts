@@ -6,6 +6,8 @@
 import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
 import type Provider from 'oidc-provider';
 import { safe } from '../http/handle.ts';
+import { OAUTH_ROUTES } from '../oauth/provider.ts';
+import { routeNotFound } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
 import { createInteractionHandlers } from './interaction.ts';
@@ -20,6 +22,17 @@ export function mountOAuth(app: H3, provider: Provider, runtime: Runtime, logger
   app.post('/oauth/interaction/:uid', safe(logger, (event: H3Event) => interaction.submit(event)));
   // srvx's Node adapter hands us http1 IncomingMessage/ServerResponse pairs, which is what Koa expects.
   const callback = fromNodeHandler(provider.callback() as unknown as NodeHandler);
-  app.all('/oauth/**', callback);
+  // Only the provider's own endpoints (and their sub-paths) reach it: for anything else its Koa
+  // app would answer a plain-text "Not Found" instead of our error shape.
+  const served = Object.values(OAUTH_ROUTES);
+  const isServed = (path: string) => served.some((route) => path === route || path.startsWith(`${route}/`));
+  app.all(
+    '/oauth/**',
+    safe(logger, (event: H3Event) => {
+      const { pathname } = event.url;
+      if (!isServed(pathname)) throw routeNotFound(event.req.method, pathname);
+      return callback(event) as Promise<Response>;
+    }),
+  );
   app.all('/.well-known/openid-configuration', callback);
 }

@@ -4,7 +4,7 @@
  */
 import { invalidValue } from '../pipeline/errors.ts';
 import type { GroupBy, StatsQuery } from './query.ts';
-import { isValidDate, isValidTimeZone, localDate } from './time.ts';
+import { FIRST_DATE, isValidDate, isValidTimeZone, LAST_DATE, localDate } from './time.ts';
 
 const GROUPS: readonly GroupBy[] = ['day', 'month', 'model'];
 const DAY = 86_400_000;
@@ -28,9 +28,9 @@ export function parseStatsQuery(params: URLSearchParams | Record<string, string 
   if (!isValidTimeZone(scope.timezone)) throw invalidValue(`Unknown timezone '${scope.timezone}'.`, 'timezone');
   const now = scope.now ?? Date.now();
   const end = get('end_date') ?? localDate(now, scope.timezone);
-  if (!isValidDate(end)) throw invalidValue('end_date must be a date written YYYY-MM-DD.', 'end_date');
+  if (!isValidDate(end)) throw invalidValue(`end_date must be a date written YYYY-MM-DD, from ${FIRST_DATE} to ${LAST_DATE}.`, 'end_date');
   const start = get('start_date') ?? shift(end, -29);
-  if (!isValidDate(start)) throw invalidValue('start_date must be a date written YYYY-MM-DD.', 'start_date');
+  if (!isValidDate(start)) throw invalidValue(`start_date must be a date written YYYY-MM-DD, from ${FIRST_DATE} to ${LAST_DATE}.`, 'start_date');
   if (start > end) throw invalidValue('start_date must not be after end_date.', 'start_date');
   if ((Date.parse(end) - Date.parse(start)) / DAY + 1 > MAX_RANGE_DAYS) {
     throw invalidValue(`The date range may span at most ${MAX_RANGE_DAYS} days.`, 'start_date');
