@@ -45,26 +45,22 @@ async function killUnderLoad(label: string, env: Record<string, string>) {
   const first = await launch(configFile, env);
   const answeredAt: number[] = [];
   let stop = false;
-  // Warm up (first calls compile and open connections), and count those calls too.
-  for (let i = 0; i < 5; i++) {
+  /** One call; its answer time is recorded when it succeeds. */
+  const answeredCall = async () => {
     const res = await fetch(`${first.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'warm up' }] }),
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'keep going' }] }),
     });
     await res.text();
     if (res.status === 200) answeredAt.push(Date.now());
-  }
+  };
+  // Warm up (first calls compile and open connections), and count those calls too.
+  for (let i = 0; i < 5; i++) await answeredCall();
   const loops = Array.from({ length: CONCURRENCY }, async () => {
     while (!stop) {
       try {
-        const res = await fetch(`${first.url}/api/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'keep going' }] }),
-        });
-        await res.text();
-        if (res.status === 200) answeredAt.push(Date.now());
+        await answeredCall();
       } catch {
         return; // the process is gone
       }
