@@ -12,6 +12,8 @@ import { verifyPassword } from '../config/password.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
 import { consentPage, errorPage, html, loginPage } from '../oauth/views.ts';
+import { accountLanguage } from '../i18n/account-language.ts';
+import { fromAcceptLanguage, type Language } from '../i18n/language.ts';
 import { interactionPath } from '../oauth/provider.ts';
 
 const FORM_LIMIT = 16 * 1024;
@@ -74,20 +76,27 @@ function requestedScopes(details: Interaction, clientScope: string | undefined):
 
 /** Handlers for `GET|POST /oauth/interaction/:uid`. */
 export function createInteractionHandlers(provider: Provider, runtime: Runtime, logger: Logger) {
-  async function load(event: H3Event): Promise<{ node: NodePair; details: Interaction; clientName: string; clientScope?: string } | Response> {
+  /** The signed-in account's language setting; before sign-in, the browser's Accept-Language. */
+  async function pageLanguage(event: H3Event, details?: Interaction): Promise<Language> {
+    const accountId = details?.session?.accountId;
+    return accountId ? accountLanguage(runtime, accountId) : fromAcceptLanguage(event.req.headers.get('accept-language'));
+  }
+
+  async function load(event: H3Event): Promise<{ node: NodePair; details: Interaction; clientName: string; clientScope?: string; language: Language } | Response> {
     const node = nodePair(event);
-    if (!node) return html(errorPage('This server cannot run the authorization flow.'), 500);
+    if (!node) return html(errorPage(await pageLanguage(event), 'cannotRun'), 500);
     let details: Interaction;
     try {
       details = await provider.interactionDetails(node.req, node.res);
     } catch {
-      return html(errorPage('This sign-in request has expired or is unknown. Start again from the application.'), 400);
+      return html(errorPage(await pageLanguage(event), 'expired'), 400);
     }
+    const language = await pageLanguage(event, details);
     const uid = event.context.params?.uid;
-    if (details.uid !== uid) return html(errorPage('This sign-in request does not match your browser session. Start again.'), 400);
+    if (details.uid !== uid) return html(errorPage(language, 'sessionMismatch'), 400);
     const client = await provider.Client.find(String(details.params.client_id));
-    if (!client) return html(errorPage('The application is no longer registered.'), 400);
-    return { node, details, clientName: client.clientName ?? client.clientId, clientScope: client.scope };
+    if (!client) return html(errorPage(language, 'clientGone'), 400);
+    return { node, details, clientName: client.clientName ?? client.clientId, clientScope: client.scope, language };
   }
 
   function accountLabel(details: Interaction): string {
@@ -98,21 +107,21 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
   async function show(event: H3Event): Promise<Response> {
     const loaded = await load(event);
     if (loaded instanceof Response) return loaded;
-    const { details, clientName, clientScope } = loaded;
+    const { details, clientName, clientScope, language } = loaded;
     const action = interactionPath(details.uid);
-    if (details.prompt.name === 'login') return html(loginPage({ action, clientName }));
+    if (details.prompt.name === 'login') return html(loginPage({ language, action, clientName }));
     if (details.prompt.name === 'consent') {
-      return html(consentPage({ action, clientName, account: accountLabel(details), scopes: requestedScopes(details, clientScope) }));
+      return html(consentPage({ language, action, clientName, account: accountLabel(details), scopes: requestedScopes(details, clientScope) }));
     }
-    return html(errorPage(`Unsupported step: ${details.prompt.name}.`), 400);
+    return html(errorPage(language, 'unsupportedStep'), 400);
   }
 
   async function submit(event: H3Event): Promise<Response> {
     const loaded = await load(event);
     if (loaded instanceof Response) return loaded;
-    const { node, details, clientName, clientScope } = loaded;
+    const { node, details, clientName, clientScope, language } = loaded;
     const form = await readForm(event.req);
-    if (!form) return html(errorPage('The form is too large.'), 413);
+    if (!form) return html(errorPage(language, 'formTooLarge'), 413);
     const action = form.get('action') ?? details.prompt.name;
     const self = interactionPath(details.uid);
 
@@ -124,15 +133,15 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
     if (action === 'login' && details.prompt.name === 'login') {
       const email = (form.get('email') ?? '').trim();
       const password = form.get('password') ?? '';
-      if (!email || !password) return html(loginPage({ action: self, clientName, email, error: 'Enter your email and password.' }), 400);
+      if (!email || !password) return html(loginPage({ language, action: self, clientName, email, error: 'missingCredentials' }), 400);
       const failures = await loginFailures(runtime, email);
-      if (failures.count >= LOGIN_LIMIT) return html(loginPage({ action: self, clientName, email, error: 'Too many failed sign-in attempts. Wait a minute and try again.' }), 429);
+      if (failures.count >= LOGIN_LIMIT) return html(loginPage({ language, action: self, clientName, email, error: 'tooManyAttempts' }), 429);
       const account = findAccountByEmail(runtime, email);
       const ok = await verifyPassword(password, account?.password_hash ?? DECOY_HASH);
       if (!account || !account.password_hash || !ok) {
         await failures.record();
         logger.info('oauth login refused', { email });
-        return html(loginPage({ action: self, clientName, email, error: 'Wrong email or password.' }), 401);
+        return html(loginPage({ language, action: self, clientName, email, error: 'wrongCredentials' }), 401);
       }
       const to = await provider.interactionResult(node.req, node.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false });
       return redirect(to);
@@ -140,7 +149,7 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
 
     if (action === 'consent' && details.prompt.name === 'consent') {
       const accountId = details.session?.accountId;
-      if (!accountId) return html(errorPage('Sign in first.'), 400);
+      if (!accountId) return html(errorPage(language, 'signInFirst'), 400);
       const clientId = String(details.params.client_id);
       const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
       const grant = existing ?? new provider.Grant({ accountId, clientId });
@@ -152,7 +161,7 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
       return redirect(to);
     }
 
-    return html(errorPage('This step does not match the sign-in request. Start again.'), 400);
+    return html(errorPage(language, 'stepMismatch'), 400);
   }
 
   return { show, submit };

@@ -5,6 +5,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { fetch } from 'undici';
 import type { GatewayConfig } from '../config/types.ts';
+import { emailTexts } from '../i18n/emails.ts';
+import type { Language } from '../i18n/language.ts';
 import { serviceUnavailable } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
 
@@ -24,14 +26,14 @@ export function createDelivery(logger: Logger) {
   }
 
   return {
-    async email(config: GatewayConfig, to: string, code: string, minutes: number): Promise<void> {
+    async email(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
       if (!config.smtp) throw serviceUnavailable('Email codes are not available: configure smtp {url, from} in gateway.yaml.', 'email_not_configured');
       try {
         await transport(config.smtp.url).sendMail({
           from: config.smtp.from,
           to,
-          subject: 'Your verification code',
-          text: `Your verification code is ${code}. It expires in ${minutes} minutes.\nIf you did not ask for it, ignore this message.`,
+          subject: emailTexts(language).codeSubject,
+          text: emailTexts(language).codeText(code, minutes),
         });
       } catch (error) {
         logger.warn('verification email failed', { error: (error as Error).message });
@@ -39,14 +41,14 @@ export function createDelivery(logger: Logger) {
       }
     },
 
-    async sms(config: GatewayConfig, to: string, code: string, minutes: number): Promise<void> {
+    async sms(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
       if (!config.sms) throw serviceUnavailable('SMS codes are not available: configure sms {webhook_url} in gateway.yaml.', 'sms_not_configured');
       let ok = false;
       try {
         const response = await fetch(config.sms.webhook_url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ to, message: `Your verification code is ${code}. It expires in ${minutes} minutes.` }),
+          body: JSON.stringify({ to, message: emailTexts(language).codeSms(code, minutes) }),
           signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         });
         ok = response.ok;

@@ -6,6 +6,7 @@
  * `gw:sec:attempts:<codeId>` and `gw:sec:used:<codeId>` (atomic counters: wrong tries, redemption).
  */
 import { randomUUID } from 'node:crypto';
+import { accountLanguage } from '../i18n/account-language.ts';
 import type { Runtime } from '../runtime.ts';
 import { conflict, GatewayError, rateLimited } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
@@ -137,8 +138,9 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
       await store.set(codeKey(account, type), JSON.stringify(pending), codeTtlMs + EXPIRED_GRACE_MS);
       await armCounters(id, codeTtlMs + EXPIRED_GRACE_MS);
       try {
-        if (type === 'email') await delivery.email(config, recipient, code, minutes);
-        else await delivery.sms(config, recipient, code, minutes);
+        const language = await accountLanguage(runtime, account);
+        if (type === 'email') await delivery.email(config, recipient, code, minutes, language);
+        else await delivery.sms(config, recipient, code, minutes, language);
       } catch (error) {
         await dropCode(account, type, pending);
         throw error;

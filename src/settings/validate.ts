@@ -5,6 +5,7 @@
  */
 import { isIpOrCidr } from '../auth/ip-match.ts';
 import type { AccountSettings } from '../config/types.ts';
+import { LANGUAGES, supportedLanguage } from '../i18n/language.ts';
 import { GatewayError, invalidBody, invalidValue } from '../pipeline/errors.ts';
 
 /** A partial settings object: some groups, some of their fields. */
@@ -41,13 +42,18 @@ const currency: Check = (v, f) => {
   return v;
 };
 
+/** A BCP 47 tag of a language the emails and OAuth pages are written in (src/i18n). */
 const language: Check = (v, f) => {
-  if (typeof v !== 'string' || !v || v.length > 64) throw invalidValue(`${f} must be a BCP 47 language tag, e.g. en or zh-CN.`, f);
+  const wrong = () => invalidValue(`${f} must be a BCP 47 language tag of a supported language (${LANGUAGES.join(', ')}), e.g. en or zh-CN.`, f);
+  if (typeof v !== 'string' || !v || v.length > 64) throw wrong();
+  let canonical: string | undefined;
   try {
-    return Intl.getCanonicalLocales(v)[0];
+    canonical = Intl.getCanonicalLocales(v)[0];
   } catch {
-    throw invalidValue(`${f} must be a BCP 47 language tag, e.g. en or zh-CN.`, f);
+    throw wrong();
   }
+  if (!supportedLanguage(canonical)) throw wrong();
+  return canonical;
 };
 
 const temperature: Check = (v, f) => {

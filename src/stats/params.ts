@@ -16,8 +16,10 @@ export interface StatsScope {
   timezone: string;
   /** Undefined for an admin looking at all accounts. */
   account_id?: string;
-  /** The account's settlement currency (label of the cost result). */
+  /** The currency costs are shown in (label of the cost result). */
   currency?: string;
+  /** Factor from the ledger's currency to `currency` (null or absent: none). */
+  rate?: string | null;
   /** Injectable clock for the default dates. */
   now?: number;
 }
@@ -45,6 +47,7 @@ export function parseStatsQuery(params: URLSearchParams | Record<string, string 
     api_key_id: get('api_key_id'),
     account_id: scope.account_id,
     currency: scope.currency,
+    rate: scope.rate ?? null,
   };
 }
 

@@ -37,6 +37,16 @@ async function startSmsHook(): Promise<SmsHook> {
 
 const codeIn = (text: string) => /verification code is (\d{6})/.exec(text)?.[1];
 
+/** The Subject header of a raw message, decoded from RFC 2047 encoded words (B or Q). */
+function subjectOf(raw: string): string {
+  const header = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
+  return header.replace(/\r\n[ \t]/g, '').replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, kind: string, text: string) =>
+    kind.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+  ).trim();
+}
+
 describe('security verification', () => {
   let gw: TestGateway;
   let smtp: SmtpCapture;
@@ -168,6 +178,26 @@ describe('security verification', () => {
     const ok = await call('POST', '/v1/security/verify', ALICE_KEY, { type: 'sms', code });
     expect(ok.body).toMatchObject({ success: true, verified: true });
     expect((await call('GET', '/v1/security/status', ALICE_KEY)).body.phone_verified).toBe(true);
+  });
+
+  it("writes the code email and SMS in the account's language", async () => {
+    expect((await call('PUT', '/v1/settings', BOB_KEY, { account: { language: 'zh-CN' } })).status).toBe(200);
+    try {
+      advance(31_000); // past any resend interval left by earlier tests
+      const sms_before = sms.messages.length;
+      expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'sms', recipient: '+8613800000000' })).status).toBe(200);
+      expect(sms.messages.slice(sms_before).at(-1)!.message).toMatch(/^您的验证码是 \d{6}，10 分钟内有效。$/);
+      const before = smtp.mails.length;
+      expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'email', recipient: 'bob.zh@example.com' })).status).toBe(200);
+      const mail = await smtp.waitFor('bob.zh@example.com', before);
+      expect(subjectOf(mail.data)).toBe('您的验证码');
+    } finally {
+      await call('PUT', '/v1/settings', BOB_KEY, { account: { language: 'en' } });
+    }
+    advance(62_000);
+    const before = smtp.mails.length;
+    expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'email', recipient: 'bob.en@example.com' })).status).toBe(200);
+    expect(subjectOf((await smtp.waitFor('bob.en@example.com', before)).data)).toBe('Your verification code');
   });
 
   it('voids a code after 5 wrong tries: even the right code is then refused with code_expired', async () => {
