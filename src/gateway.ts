@@ -84,7 +84,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseUrl: (env.GATEWAY_BASE_URL ?? first.config.server.base_url ?? `http://localhost:${port}`).replace(/\/$/, ''),
     services,
   };
-  const deps = { runtime, logger, now: Date.now };
+  // Read at each call (not a captured Date.now), so a test's fake clock reaches the plugins.
+  const deps = { runtime, logger, now: () => Date.now() };
   let current: Generation = { snapshot: runtime.snapshot, pipeline: await buildPipeline(first.config.pipeline, deps, file) };
   let reloading: Promise<ReloadStatus> | null = null;
 

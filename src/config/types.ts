@@ -2,6 +2,8 @@
  * The validated, defaulted shape of gateway.yaml. Produced by `loadConfig`; never mutated after
  * it becomes part of a snapshot (reload builds a new one).
  */
+import type { QuotaPeriod } from '../quota/period.ts';
+
 export type ProviderType = 'compat' | 'vendor_b' | 'vendor_c' | 'vendor_d' | 'custom';
 export type Status = 'active' | 'inactive';
 
@@ -26,6 +28,8 @@ export interface ProviderConfig {
   api_key?: string;
   models: string[];
   quota_limit: number;
+  /** The quota starts over each period (gateway time zone); absent: never. */
+  quota_period?: QuotaPeriod;
   created_at?: string;
   timeouts?: Partial<Timeouts>;
   /** Extra headers sent upstream (custom providers, proxies). */
@@ -76,6 +80,8 @@ export interface GroupConfig {
   description: string;
   priority: number;
   quota_limit: number;
+  /** The quota starts over each period (gateway time zone); absent: never. */
+  quota_period?: QuotaPeriod;
   models: string[];
   features: string[];
   created_at?: string;
@@ -85,6 +91,10 @@ export interface KeyPermissions {
   models: string[];
   /** Requests per minute; 0 = no per-key limit. */
   rate_limit: number;
+  /** Tokens (prompt + completion); 0 = no per-key budget. */
+  quota_limit: number;
+  /** The budget starts over each period (the account's time zone); absent: never. */
+  quota_period?: QuotaPeriod;
 }
 
 export interface KeyConfig {

@@ -16,6 +16,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { parseDocument, type Document } from 'yaml';
 import { loadConfigData, loadConfigText, type LoadResult } from '../config/load.ts';
 import type { GatewayConfig } from '../config/types.ts';
+import { holdRevocations, revokedBetween } from '../auth/revocations.ts';
 import { readSecrets, secretsPathFor, type Secrets } from '../config/secrets.ts';
 import { contentHash } from '../config/watch.ts';
 import type { Gateway } from '../gateway.ts';
@@ -47,6 +48,8 @@ export interface ChangeMessage {
   text: string;
   /** The whole secrets file, when the change touched it. */
   secrets?: Secrets;
+  /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
+  revoked?: string[];
 }
 
 export interface ConfigWriter {
@@ -140,7 +143,12 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
         // Compared with the file's content at every change, so an outside edit is never lost.
         memory = state ? { text: next, parsed: state } : null;
         await reload(loaded.config);
-        const message: ChangeMessage = { origin: instanceId, hash: contentHash(next), text: next, ...(secretsChanged ? { secrets: draft.secrets } : {}) };
+        const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
+        const message: ChangeMessage = {
+          origin: instanceId, hash: contentHash(next), text: next,
+          ...(secretsChanged ? { secrets: draft.secrets } : {}),
+          ...(revoked.length ? { revoked } : {}),
+        };
         // Other instances learn of the change within a second; a publish failure must not undo it.
         if (gateway.runtime.store.kind === 'redis') {
           await gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
@@ -167,10 +175,10 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
     }
     if (message.origin === writer.instanceId || typeof message.text !== 'string') return;
     const configFile = gateway.current.snapshot.file;
-    void serialize(configFile, async () => {
+    const applied = serialize(configFile, async () => {
       if (!gateway.current.snapshot.config.management.write_back) {
         logger.warn('ignoring a config change from another instance: management.write_back is false here');
-        return;
+        return false;
       }
       const secretsFile = secretsPathFor(configFile);
       if (message.secrets && JSON.stringify(await readSecrets(secretsFile)) !== JSON.stringify(message.secrets)) {
@@ -183,6 +191,9 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
       }
       const status = await gateway.reload();
       if (status.ok) logger.info('applied config change from another instance', { hash: message.hash });
-    }).catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
+      return status.ok;
+    });
+    if (Array.isArray(message.revoked)) holdRevocations(gateway.runtime, message.revoked.filter((h) => typeof h === 'string'), applied);
+    applied.catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
   });
 }

@@ -37,7 +37,7 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
 }
 
 /** The permissions object of a body, merged over `base`, validated as in the file. */
-function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0 }) {
+function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0, quota_limit: 0 }) {
   if (body.permissions === undefined) return undefined;
   if (!isPlainObject(body.permissions)) throw invalidValue('`permissions` must be an object.', 'permissions');
   return { ...base, ...body.permissions };
@@ -88,11 +88,12 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           }
           const item: Record<string, unknown> = {
             id,
-            name: typeof body.name === 'string' ? body.name : id,
+            // Only an absent name defaults to the id; a name of another type is refused below.
+            name: body.name === undefined ? id : body.name,
             key_hash: hashApiKey(full),
             hint: hintOf(full),
             account,
-            status: body.status ?? 'active',
+            status: body.status === undefined ? 'active' : body.status,
             permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
             created_at: nowIso(),
           };

@@ -156,7 +156,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
         rates.length,
         `${instance}.${sequence++}`,
         ...rates.flatMap((r) => [r.limit, r.windowMs]),
-        ...quotas.flatMap((q) => [q.limit, q.reserve]),
+        ...quotas.flatMap((q) => [q.limit, q.reserve, q.ttlMs ?? 0]),
       ];
       const [allowed, kind, index, used, , ...pairs] = await client.gwAdmit(keys.length, ...keys, ...args);
       const states = rates.map(

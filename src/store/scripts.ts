@@ -17,7 +17,7 @@ local stamp = t[1] .. '.' .. t[2]
 
 /**
  * `admit`: KEYS = rate window keys (n) then quota keys (m).
- * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve.
+ * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve, ttlMs.
  * Returns { allowed, refusedKind (0 none, 1 rate, 2 quota), refusedIndex (1-based),
  *           quotaUsed, quotaLimit, then per rate rule: remaining, resetMs }.
  *
@@ -25,6 +25,7 @@ local stamp = t[1] .. '.' .. t[2]
  * Members are `<s.µs>:<nonce>:<i>` so two hits in the same millisecond stay distinct. A rate rule with
  * limit <= 0 and a quota with limit <= 0 are unlimited (quota usage is still counted).
  * Quota refusals take precedence over rate refusals: waiting (Retry-After) would not help them.
+ * A quota counter with ttlMs > 0 gets that expiry when it has none (a periodic budget's key).
  */
 export const ADMIT_LUA = `${kNow}
 local n = tonumber(ARGV[1])
@@ -33,8 +34,7 @@ local m = #KEYS - n
 local kind, index, qUsed, qLimit = 0, 0, 0, 0
 
 for j = 1, m do
-  local at = 2 + 2 * n + 2 * (j - 1)
-  local limit = tonumber(ARGV[at + 1])
+  local limit = tonumber(ARGV[3 + 2 * n + 3 * (j - 1)])
   if limit > 0 and kind == 0 then
     local used = tonumber(redis.call('GET', KEYS[n + j]) or '0') or 0
     if used >= limit then kind, index, qUsed, qLimit = 2, j, used, limit end
@@ -80,8 +80,13 @@ end
 
 if allowed then
   for j = 1, m do
-    local reserve = tonumber(ARGV[2 + 2 * n + 2 * j])
-    if reserve ~= 0 then redis.call('INCRBY', KEYS[n + j], reserve) end
+    local at = 3 + 2 * n + 3 * (j - 1)
+    local reserve = tonumber(ARGV[at + 1])
+    local ttl = tonumber(ARGV[at + 2])
+    if reserve ~= 0 then
+      redis.call('INCRBY', KEYS[n + j], reserve)
+      if ttl > 0 and redis.call('PTTL', KEYS[n + j]) < 0 then redis.call('PEXPIRE', KEYS[n + j], math.ceil(ttl)) end
+    end
   end
 end
 return out

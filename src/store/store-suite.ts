@@ -150,6 +150,23 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(await store.incrBy(q, -30 + 12)).toBe(42);
     });
 
+    it('expires a quota counter ttlMs after it was first counted, not after each reservation', async () => {
+      const rule = { key: key('quota'), limit: 100, reserve: 10, ttlMs: 300 };
+      expect((await store.admit([], [rule])).allowed).toBe(true);
+      await advance(200);
+      expect((await store.admit([], [rule])).allowed).toBe(true);
+      expect(await store.incrBy(rule.key, -5)).toBe(15);
+      expect(await store.getCounters([rule.key])).toEqual([15]);
+      await advance(150);
+      // 350 ms after the first count: gone, although the last reservation was 150 ms ago.
+      expect(await store.getCounters([rule.key])).toEqual([0]);
+      // A counter without ttlMs never expires.
+      const lasting = { key: key('quota'), limit: 0, reserve: 4 };
+      await store.admit([], [lasting]);
+      await advance(400);
+      expect(await store.getCounters([lasting.key])).toEqual([4]);
+    });
+
     it('checks several rules atomically: one refusing leaves every other untouched', async () => {
       const full = { key: key('rl'), limit: 1, windowMs: 60_000 };
       const open = { key: key('rl'), limit: 5, windowMs: 60_000 };

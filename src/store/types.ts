@@ -11,11 +11,16 @@ export interface RateRule {
   windowMs: number;
 }
 
-/** A token budget: refuse when `used >= limit`; on admission reserve `reserve` (settled later). */
+/**
+ * A token budget: refuse when `used >= limit`; on admission reserve `reserve` (settled later).
+ * `ttlMs` (> 0) makes the counter expire that long after it is first counted: a periodic budget
+ * counts under a key per period, which goes away once nothing can settle on it any more.
+ */
 export interface QuotaRule {
   key: string;
   limit: number;
   reserve: number;
+  ttlMs?: number;
 }
 
 export interface RateState {
