@@ -16,6 +16,7 @@ import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { DEMO_KEY, startMockUpstream, startTestGateway } from '../_setup.ts';
 
 const run = promisify(execFile);
 
@@ -140,5 +141,36 @@ describe('compose.yaml', () => {
     expect(gateway.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
     expect(gateway.volumes.some((v: string) => v.endsWith(':/etc/gateway/gateway.yaml:ro'))).toBe(true);
     expect(Object.keys(gateway.depends_on).sort()).toEqual(['postgres', 'redis']);
+  });
+});
+
+describe('deploy/grafana dashboard', () => {
+  it('charts only metrics the gateway exports, with the panels an operator looks for', async () => {
+    const dashboard = JSON.parse(await readFile('deploy/grafana/llm-gateway-dashboard.json', 'utf8'));
+    const panels = dashboard.panels.filter((p: any) => p.type !== 'row');
+    const exprs: string[] = panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?=[{[(\s)]|$)/g)].map((m) => m[1]!)));
+    const mock = await startMockUpstream();
+    const gw = await startTestGateway('metrics.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
+    try {
+      await fetch(`${gw.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      }).then((r) => r.text());
+      await new Promise((r) => setTimeout(r, 100));
+      const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
+      const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+      expect(used.size).toBeGreaterThanOrEqual(10);
+      for (const name of used) expect(exported, name).toContain(name);
+    } finally {
+      await gw.close();
+      await mock.close();
+    }
+    const titles = panels.map((p: any) => p.title.toLowerCase()).join(' | ');
+    for (const word of ['requests per second', 'error ratio', 'request duration', 'time to first token', 'tokens', 'cost', 'fallbacks', 'breaker', 'log queue depth']) {
+      expect(titles).toContain(word);
+    }
+    expect(dashboard.templating.list.map((v: any) => v.name)).toContain('datasource');
   });
 });
