@@ -33,7 +33,8 @@ export interface RequestTrace {
 }
 
 export interface Tracing {
-  start(ctx: GatewayContext): RequestTrace;
+  /** The request's trace (null if the SDK failed to start one: tracing never fails a request). */
+  start(ctx: GatewayContext): RequestTrace | null;
 }
 
 /** Non-null only while tracing is on: the request path's one check. */
@@ -92,8 +93,18 @@ class OtelTracing implements Tracing {
     readonly tracer: Api.Tracer,
   ) {}
 
-  start(ctx: GatewayContext): RequestTrace {
-    return new OtelRequestTrace(this, ctx);
+  start(ctx: GatewayContext): RequestTrace | null {
+    return this.guard(null, () => new OtelRequestTrace(this, ctx));
+  }
+
+  /** Tracing never fails a request: a throw in the SDK is reported once through its own diag logger. */
+  guard<T>(fallback: T, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      this.api.diag.error('llm-gateway tracing failed', error);
+      return fallback;
+    }
   }
 }
 
@@ -131,6 +142,18 @@ class OtelRequestTrace implements RequestTrace {
   }
 
   beginAttempt(target: Target): Record<string, string> {
+    return this.owner.guard({}, () => this.begin(target));
+  }
+
+  endAttempt(attempt: Attempt): void {
+    this.owner.guard(undefined, () => this.record(attempt));
+  }
+
+  end(ctx: GatewayContext): void {
+    this.owner.guard(undefined, () => this.finish(ctx));
+  }
+
+  private begin(target: Target): Record<string, string> {
     const { api, tracer } = this.owner;
     this.attempt?.end(); // not recorded (a bug or the client gone): close it all the same
     this.attempt = tracer.startSpan(`chat ${target.upstreamModel}`, { kind: api.SpanKind.CLIENT }, this.context);
@@ -139,7 +162,7 @@ class OtelRequestTrace implements RequestTrace {
     return headers;
   }
 
-  endAttempt(attempt: Attempt): void {
+  private record(attempt: Attempt): void {
     const { api, tracer } = this.owner;
     const now = Date.now();
     const span = this.attempt ?? tracer.startSpan(`chat ${attempt.upstreamModel}`, { kind: api.SpanKind.CLIENT, startTime: now - attempt.latencyMs }, this.context);
@@ -164,7 +187,7 @@ class OtelRequestTrace implements RequestTrace {
     this.lastError = errorType;
   }
 
-  end(ctx: GatewayContext): void {
+  private finish(ctx: GatewayContext): void {
     const { api } = this.owner;
     const { outcome, principal } = ctx;
     if (this.attempt) {

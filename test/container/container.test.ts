@@ -11,7 +11,7 @@
  * podman's layer cache).
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,7 +19,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
-import { cp } from 'node:fs/promises';
 
 const exec = promisify(execFile);
 const PODMAN = resolve('../shared/tools/podman');
@@ -36,13 +35,14 @@ let mock: MockUpstream;
 let dir: string;
 
 async function podman(args: string[], timeout = 120_000) {
-  const { stdout } = await exec(PODMAN, args, { timeout, maxBuffer: 64 << 20 });
+  // Through bash: CI's copy of shared/ may not keep the script's mode bits.
+  const { stdout } = await exec('bash', [PODMAN, ...args], { timeout, maxBuffer: 64 << 20 });
   return stdout.trim();
 }
 
 /** What the container printed: the gateway logs JSON lines on stderr. */
 async function logsOf(name: string) {
-  const { stdout, stderr } = await exec(PODMAN, ['logs', name], { maxBuffer: 64 << 20 });
+  const { stdout, stderr } = await exec('bash', [PODMAN, 'logs', name], { maxBuffer: 64 << 20 });
   return stdout + stderr;
 }
 

@@ -144,7 +144,7 @@ describe('compose.yaml', () => {
   });
 });
 
-describe('deploy/grafana dashboard', () => {
+describe('deploy/grafana dashboard', { timeout: 90_000 }, () => {
   it('charts only metrics the gateway exports, with the panels an operator looks for', async () => {
     const dashboard = JSON.parse(await readFile('deploy/grafana/llm-gateway-dashboard.json', 'utf8'));
     const panels = dashboard.panels.filter((p: any) => p.type !== 'row');

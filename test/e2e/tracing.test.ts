@@ -57,8 +57,8 @@ beforeAll(async () => {
     // Nothing is exported on a timer during the test: what arrives was flushed at SIGTERM.
     OTEL_BSP_SCHEDULE_DELAY: '600000',
   });
-  await waitHealthy(gw);
-});
+  await waitHealthy(gw, 110_000);
+}, 120_000); // a child process boots slowly when the whole suite runs on two cores
 afterAll(async () => {
   gw?.child.kill('SIGKILL');
   await receiver?.close();
