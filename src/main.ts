@@ -5,6 +5,7 @@
 import cluster from 'node:cluster';
 import { startGateway } from './start.ts';
 import { createLogger } from './logger.ts';
+import { shutdownTracing } from './tracing.ts';
 
 const logger = createLogger();
 
@@ -17,6 +18,7 @@ try {
       logger.info('shutting down');
       await server.close();
       await gateway.close();
+      await shutdownTracing(); // the spans still buffered
       process.exit(0);
     };
     process.once('SIGTERM', stop);

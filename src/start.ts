@@ -12,6 +12,7 @@ import { ConfigError, createGateway, type Gateway } from './gateway.ts';
 import type { Logger } from './pipeline/types.ts';
 import { createServerApp } from './server.ts';
 import { installFeatures } from './features.ts';
+import { initTracing } from './tracing.ts';
 
 export interface StartOptions {
   logger: Logger;
@@ -45,6 +46,7 @@ export async function startGateway(options: StartOptions): Promise<Started | nul
   const watch = options.watch ?? env.GATEWAY_WATCH !== 'false';
   const gateway = await createGateway({ configFile, env, logger, watch });
   try {
+    await initTracing(logger, gateway.runtime.version, env);
     const features = await installFeatures(gateway, logger);
     const app = createServerApp(gateway, logger, features);
     const { server: serverConfig } = gateway.current.snapshot.config;

@@ -12,7 +12,9 @@
  * change is not a single item edit, the whole file is parsed, edited and loaded as before.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { parseDocument, type Document } from 'yaml';
 import { loadConfigData, loadConfigText, type LoadResult } from '../config/load.ts';
 import type { GatewayConfig } from '../config/types.ts';
@@ -55,7 +57,8 @@ export interface ChangeMessage {
 export interface ConfigWriter {
   /**
    * Runs `edit` on the current file, then writes, reloads and publishes. Resolves with `edit`'s
-   * result once the new config is in force. Throws 409 when write-back is off, 400 when the edited
+   * result once the new config is in force. Throws 409 when write-back is off or the file is
+   * read-only (a ConfigMap), 400 when the edited
    * file would not load (nothing is written then).
    */
   change<T>(edit: (draft: Draft) => T | Promise<T>): Promise<T>;
@@ -65,6 +68,28 @@ export interface ConfigWriter {
 
 const WRITE_BACK_OFF =
   'Configuration changes through the API are disabled (management.write_back: false): gateway.yaml is the only source of configuration; edit the file instead.';
+
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** The 409 for a config file this process cannot replace (a Kubernetes ConfigMap, a `:ro` volume). */
+const readOnly = (configFile: string) =>
+  conflict(
+    `${basename(configFile)} is read-only here (${configFile}, mounted read-only, e.g. from a Kubernetes ConfigMap), so changes through the API cannot be saved. ` +
+      'Change the file at its source instead (commit it to git and let the ConfigMap roll out; the gateway reloads it), ' +
+      'or mount it from a writable volume to allow API changes.',
+    'config_read_only',
+  );
+
+/** Throws the 409 unless both the file and its directory (the atomic write's temp file goes there) are writable. */
+async function assertWritable(configFile: string): Promise<void> {
+  try {
+    await access(dirname(configFile), constants.W_OK);
+    await access(configFile, constants.W_OK);
+  } catch (error) {
+    if (READ_ONLY_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw readOnly(configFile);
+    throw error;
+  }
+}
 
 export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWriter {
   const instanceId = randomUUID();
@@ -139,7 +164,10 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
           throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
         }
         if (next === text && !secretsChanged) return result;
-        await write(configFile, next, secretsChanged ? draft.secrets : null);
+        await assertWritable(configFile);
+        await write(configFile, next, secretsChanged ? draft.secrets : null).catch((error: NodeJS.ErrnoException) => {
+          throw READ_ONLY_CODES.has(error.code ?? '') ? readOnly(configFile) : error;
+        });
         // Compared with the file's content at every change, so an outside edit is never lost.
         memory = state ? { text: next, parsed: state } : null;
         await reload(loaded.config);

@@ -10,6 +10,7 @@ import { createOutcome, type Outcome } from './outcome.ts';
 import type { Principal } from './principal.ts';
 import type { ClientSignal } from '../http/client-signal.ts';
 import { createRequestId } from '../logs/id.ts';
+import type { RequestTrace } from '../tracing.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
 export type Endpoint = 'chat' | 'responses';
@@ -51,6 +52,8 @@ export interface GatewayContext {
   readonly taps: StreamTap[];
   /** Aborted when the client disconnects. */
   readonly signal: ClientSignal;
+  /** The request's trace while OpenTelemetry is on (src/tracing.ts), else null. */
+  trace?: RequestTrace | null;
 }
 
 export interface ContextInit {
@@ -91,6 +94,7 @@ export function createContext(init: ContextInit): GatewayContext {
     responseHeaders,
     taps: [],
     signal: init.signal,
+    trace: null,
   };
 }
 

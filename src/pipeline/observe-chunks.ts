@@ -16,7 +16,10 @@ export async function* observeChunks(ctx: GatewayContext, chunks: AsyncIterable<
     for (const choice of chunk.choices) {
       const content = choice.delta?.content;
       if (content) outcome.text += content;
-      if (choice.finish_reason) outcome.finished = true;
+      if (choice.finish_reason) {
+        outcome.finished = true;
+        outcome.finishReason = choice.finish_reason;
+      }
     }
     if (!includeUsage) {
       if (chunk.choices.length === 0) continue;

@@ -38,6 +38,8 @@ export interface Outcome {
   aborted: boolean;
   /** A stream the upstream really finished (finish_reason seen). */
   finished: boolean;
+  /** The last finish_reason a stream carried (traces). */
+  finishReason?: string;
   ttfbMs?: number;
   durationMs: number;
 }

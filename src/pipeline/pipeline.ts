@@ -11,6 +11,7 @@ import { clientClosed, errorResponse, GatewayError, internalError, toGatewayErro
 import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
 import { kOnBodyEnd, type ReportsEnd } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
+import { tracing } from '../tracing.ts';
 
 export interface Pipeline {
   run(ctx: GatewayContext): Promise<Response>;
@@ -55,6 +56,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         deps.logger.error(`plugin ${observer.name} onComplete failed`, { error: String(error), request: ctx.id });
       }
     }
+    ctx.trace?.end(ctx);
     if (--inFlight === 0 && drained) drained();
   }
 
@@ -62,6 +64,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     names: loaded.map((p) => p.name),
     async run(ctx) {
       inFlight++;
+      if (tracing !== null) ctx.trace = tracing.start(ctx);
       let response: Response;
       try {
         response = await composed(ctx);

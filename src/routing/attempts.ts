@@ -11,7 +11,7 @@ export function recordAttempt(
   errorCode: string | null,
   kind: NonNullable<Attempt['kind']>,
 ): void {
-  ctx.outcome.attempts.push({
+  const attempt: Attempt = {
     model: target.requestedAs,
     provider: target.provider.id,
     upstreamModel: target.upstreamModel,
@@ -19,6 +19,8 @@ export function recordAttempt(
     errorCode,
     latencyMs,
     kind,
-  });
+  };
+  ctx.outcome.attempts.push(attempt);
+  ctx.trace?.endAttempt(attempt);
   if (status === 200) ctx.outcome.served = { model: target.requestedAs, provider: target.provider.id, upstreamModel: target.upstreamModel };
 }

@@ -22,6 +22,8 @@ export interface AttemptInput {
   timeouts: Timeouts;
   /** The client's signal: its abort cancels the upstream call at every stage. */
   signal: ClientSignal;
+  /** The attempt's trace context (traceparent...) when tracing is on (src/tracing.ts). */
+  traceHeaders?: Record<string, string>;
 }
 
 /** An opened stream: the chunks read before the commit point, then the rest. */
@@ -110,6 +112,7 @@ function classify(error: unknown, timer: Deadline): unknown {
 async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
   const { adapter, target, timeouts } = input;
   const built = adapter.buildRequest(input.request, target, { stream });
+  if (input.traceHeaders) Object.assign(built.headers, input.traceHeaders);
   // Named fields, not `...built`: on Node 20's V8 a spread copy made here kept every request's
   // upstream body alive through young-generation GCs (bench/README.md, fourth round).
   const reply = await input.transport.send({

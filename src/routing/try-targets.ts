@@ -48,6 +48,7 @@ export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, 
     transport: runtime.transport,
     timeouts: timeoutsFor(ctx.snapshot.config, target),
     signal: ctx.signal,
+    traceHeaders: ctx.trace?.beginAttempt(target),
   };
 }
 

@@ -1,0 +1,176 @@
+/**
+ * The deployment files: deploy/kubernetes renders with `kubectl kustomize`, every object it makes
+ * validates against the Kubernetes schemas (kubernetes-models), the Deployment has what a
+ * production rollout needs, the ConfigMap's gateway.yaml passes `npm run validate`, every `${VAR}`
+ * it needs comes from the pod's environment, and the compose file runs the multi-instance setup.
+ * The image itself is built and run by test/container (npm run test:container).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse, parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { DEMO_KEY, startMockUpstream, startTestGateway } from '../_setup.ts';
+
+const run = promisify(execFile);
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
+
+const MODELS: Record<string, { new (data: any): { validate(): void } }> = {
+  'apps/v1/Deployment': Deployment,
+  'v1/Service': Service,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+};
+
+function validateObject(obj: Obj) {
+  const Model = MODELS[`${obj.apiVersion}/${obj.kind}`];
+  if (!Model) throw new Error(`no schema for ${obj.apiVersion} ${obj.kind}`);
+  new Model(obj).validate();
+}
+
+/** The `${NAME}` references of a config text that have no default (those must be set). */
+const requiredVars = (text: string) =>
+  [...new Set([...text.replace(/^\s*#.*$/gm, '').matchAll(/(?<!\$)\$\{(?!secret:)([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+
+describe('deploy/kubernetes', { timeout: 60_000 }, () => {
+  let objects: Obj[];
+
+  it('renders with kubectl kustomize', async () => {
+    const { stdout } = await run('kubectl', ['kustomize', 'deploy/kubernetes'], { maxBuffer: 16 << 20 });
+    objects = parseAllDocuments(stdout).map((doc) => doc.toJS()) as Obj[];
+    expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+  });
+
+  it('every object validates against the Kubernetes schemas (and the example Secret too)', async () => {
+    for (const obj of objects) expect(() => validateObject(obj), `${obj.kind} ${obj.metadata.name}`).not.toThrow();
+    validateObject(parse(await readFile('deploy/kubernetes/secret.example.yaml', 'utf8')));
+    // The check has teeth: a wrong type is refused.
+    const broken = structuredClone(objects.find((o) => o.kind === 'Deployment')!);
+    broken.spec.replicas = 'two';
+    expect(() => validateObject(broken)).toThrow(/replicas/);
+  });
+
+  it('the Deployment: 2 replicas, health probes, measured resources, non-root, read-only root, no capabilities', () => {
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const pod = deployment.spec.template.spec;
+    const [container] = pod.containers;
+    expect(deployment.spec.replicas).toBe(2);
+    for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+      expect(container[probe].httpGet, probe).toMatchObject({ path: '/v1/system/health', port: 'http' });
+    }
+    expect(container.resources.requests.memory).toBeDefined();
+    expect(container.resources.limits.memory).toBeDefined();
+    expect(container.resources.requests.cpu).toBeDefined();
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    // The config directory is mounted whole (a subPath never sees kubelet's symlink swap), read-only.
+    const configMount = container.volumeMounts.find((m: any) => m.mountPath === '/etc/gateway');
+    expect(configMount).toMatchObject({ readOnly: true });
+    expect(configMount.subPath).toBeUndefined();
+    const configVolume = pod.volumes.find((v: any) => v.name === configMount.name);
+    expect(configVolume.configMap.name).toBe(objects.find((o) => o.kind === 'ConfigMap')!.metadata.name);
+    // Only the data directory and /tmp are writable.
+    expect(container.volumeMounts.filter((m: any) => !m.readOnly).map((m: any) => m.mountPath).sort()).toEqual(['/tmp', '/var/lib/gateway']);
+    // Redis and PostgreSQL by URL, from the Secret.
+    const env = Object.fromEntries(container.env.map((e: any) => [e.name, e]));
+    for (const name of ['GATEWAY_MASTER_KEY', 'REDIS_URL', 'DATABASE_URL']) expect(env[name]?.valueFrom?.secretKeyRef?.name, name).toBe('llm-gateway');
+  });
+
+  it('the Service, the PodDisruptionBudget and the HorizontalPodAutoscaler select and target the Deployment', () => {
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const labels = deployment.spec.template.metadata.labels;
+    const selects = (selector: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+    expect(selects(objects.find((o) => o.kind === 'Service')!.spec.selector)).toBe(true);
+    expect(selects(objects.find((o) => o.kind === 'PodDisruptionBudget')!.spec.selector.matchLabels)).toBe(true);
+    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!;
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: deployment.metadata.name });
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it("the ConfigMap's gateway.yaml passes npm run validate, and every ${VAR} it needs is in the pod's environment", async () => {
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const text: string = configMap.data['gateway.yaml'];
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const envNames = deployment.spec.template.spec.containers[0].env.map((e: any) => e.name);
+    const needed = requiredVars(text);
+    expect(needed).toContain('UPSTREAM_API_KEY');
+    for (const name of needed) expect(envNames, `\${${name}} has no default`).toContain(name);
+    const dir = await mkdtemp(join(tmpdir(), 'gw-k8s-'));
+    try {
+      const file = join(dir, 'gateway.yaml');
+      await writeFile(file, text);
+      const env = { ...process.env, ...Object.fromEntries(needed.map((name) => [name, 'from-the-secret'])) };
+      const { stdout } = await run('npm', ['run', '--silent', 'validate', '--', file], { env });
+      expect(stdout).toContain('ok:');
+      // And a broken edit is reported, as it would be refused by a running pod.
+      await writeFile(file, text.replace('type: compat', 'type: nonsense'));
+      const failed = await run('npm', ['run', '--silent', 'validate', '--', file], { env }).catch((error) => error);
+      expect(failed.code).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the image's defaults match the manifest: config path, data directory, user", async () => {
+    const dockerfile = await readFile('Dockerfile', 'utf8');
+    expect(dockerfile).toMatch(/GATEWAY_CONFIG=\/etc\/gateway\/gateway\.yaml/);
+    expect(dockerfile).toMatch(/GATEWAY_DATA_DIR=\/var\/lib\/gateway/);
+    expect(dockerfile).toMatch(/^USER 10001:10001$/m);
+    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=docker\.io\/library\/debian:trixie-slim$/m);
+  });
+});
+
+describe('compose.yaml', () => {
+  it('runs two gateway replicas on one Redis and one PostgreSQL, read-only, with the config mounted read-only', async () => {
+    const compose = parse(await readFile('compose.yaml', 'utf8'));
+    const { gateway, redis, postgres } = compose.services;
+    expect(redis.image).toMatch(/redis/);
+    expect(postgres.image).toMatch(/postgres/);
+    expect(gateway.deploy.replicas).toBe(2);
+    expect(gateway.read_only).toBe(true);
+    expect(gateway.environment.REDIS_URL).toMatch(/^redis:\/\/redis:6379/);
+    expect(gateway.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+    expect(gateway.volumes.some((v: string) => v.endsWith(':/etc/gateway/gateway.yaml:ro'))).toBe(true);
+    expect(Object.keys(gateway.depends_on).sort()).toEqual(['postgres', 'redis']);
+  });
+});
+
+describe('deploy/grafana dashboard', { timeout: 90_000 }, () => {
+  it('charts only metrics the gateway exports, with the panels an operator looks for', async () => {
+    const dashboard = JSON.parse(await readFile('deploy/grafana/llm-gateway-dashboard.json', 'utf8'));
+    const panels = dashboard.panels.filter((p: any) => p.type !== 'row');
+    const exprs: string[] = panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?=[{[(\s)]|$)/g)].map((m) => m[1]!)));
+    const mock = await startMockUpstream();
+    const gw = await startTestGateway('metrics.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
+    try {
+      await fetch(`${gw.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      }).then((r) => r.text());
+      await new Promise((r) => setTimeout(r, 100));
+      const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
+      const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+      expect(used.size).toBeGreaterThanOrEqual(10);
+      for (const name of used) expect(exported, name).toContain(name);
+    } finally {
+      await gw.close();
+      await mock.close();
+    }
+    const titles = panels.map((p: any) => p.title.toLowerCase()).join(' | ');
+    for (const word of ['requests per second', 'error ratio', 'request duration', 'time to first token', 'tokens', 'cost', 'fallbacks', 'breaker', 'log queue depth']) {
+      expect(titles).toContain(word);
+    }
+    expect(dashboard.templating.list.map((v: any) => v.name)).toContain('datasource');
+  });
+});
