@@ -1,13 +1,14 @@
 /**
- * The platform's OAuth scopes (spec 4.10) and what the consent page says about each.
+ * The platform's OAuth scopes (spec 4.10) and what the consent page says about each; which route
+ * needs which is in src/auth/route-scopes.ts. `write:billing` (top-ups and subscriptions) is not
+ * offered: the gateway has no top-up or subscription to manage, so it would guard nothing.
  */
 export const PLATFORM_SCOPES = {
   'read:user': 'Read your user information and security settings',
   'write:user': 'Change your user information and security settings',
-  'read:api': 'Read your API keys and API usage',
-  'write:api': 'Create, change, rotate and delete your API keys',
+  'read:api': 'Read your API keys, API usage, models and call logs',
+  'write:api': 'Create, change, rotate and delete your API keys, and call models on your account',
   'read:billing': 'Read your billing information (costs, exports)',
-  'write:billing': 'Manage top-ups and subscriptions',
 } as const;
 
 export type PlatformScope = keyof typeof PLATFORM_SCOPES;

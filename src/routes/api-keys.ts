@@ -50,7 +50,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'GET',
       path: '/v1/api-keys',
       access: 'key',
-      scope: 'read:api',
       async handler(ctx) {
         return { object: 'list', data: await Promise.all(visibleKeys(ctx).map((k) => keyView(k, ctx.runtime))) };
       },
@@ -59,14 +58,12 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'GET',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'read:api',
       handler: (ctx) => keyView(findKey(ctx, ctx.params.id!), ctx.runtime),
     },
     {
       method: 'POST',
       path: '/v1/api-keys',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         assertObjectBody(ctx.body);
         const body = withoutReadOnly(ctx.body, ['key', 'id']);
@@ -104,7 +101,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'PUT',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         assertObjectBody(ctx.body);
         const id = ctx.params.id!;
@@ -129,7 +125,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'DELETE',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);
@@ -143,7 +138,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'POST',
       path: '/v1/api-keys/:id/rotate',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);

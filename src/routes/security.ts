@@ -54,7 +54,6 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'POST',
       path: '/v1/security/send-code',
       access: 'key',
-      scope: 'write:user',
       handler: ({ body, principal }) => {
         const input = objectBody(body);
         const type = codeType(input.type);
@@ -65,7 +64,6 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'POST',
       path: '/v1/security/verify',
       access: 'key',
-      scope: 'write:user',
       handler: ({ body, principal }) => {
         const input = objectBody(body);
         const type = codeType(input.type);
@@ -76,7 +74,6 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'GET',
       path: '/v1/security/status',
       access: 'key',
-      scope: 'read:user',
       handler: ({ principal }) => service.status(principal.accountId),
     },
   ]);
