@@ -1,5 +1,5 @@
 /**
- * The HTML pages of the authorization flow: login, consent and error. Plain forms, no scripts,
+ * The HTML pages of the authorization flow: login, second factor, consent and error. Plain forms, no scripts,
  * so any user agent (or a test driving fetch) can submit them.
  */
 import { describeScope } from './scopes.ts';
@@ -20,19 +20,46 @@ ${body}
 </body></html>`;
 }
 
-/** The sign-in form; `error` is shown above it after a failed attempt. */
-export function loginPage(options: { action: string; clientName: string; email?: string; error?: string }): string {
+/**
+ * The sign-in form; `error` is shown above it after a failed attempt. With `offerCode` (the
+ * account's throttle is in the way) it also takes a one-time code mailed on request.
+ */
+export function loginPage(options: { action: string; clientName: string; email?: string; error?: string; offerCode?: boolean }): string {
   const error = options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : '';
+  const action = escape(options.action);
+  const email = escape(options.email ?? '');
+  const codeInput = options.offerCode
+    ? '<label for="code">Sign-in code from your email</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}">'
+    : '';
+  const mailCode = options.offerCode
+    ? `<form method="post" action="${action}"><input type="hidden" name="action" value="email-code"><input type="hidden" name="email" value="${email}"><button type="submit">Email me a sign-in code</button></form>`
+    : '';
   return page(
     'Sign in',
     `<p>Sign in to continue to <strong>${escape(options.clientName)}</strong>.</p>
-${error}<form method="post" action="${escape(options.action)}">
+${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="login">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+${codeInput}<button type="submit">Sign in</button>
 </form>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="abort"><button type="submit">Cancel</button></form>`,
+${mailCode}<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">Cancel</button></form>`,
+  );
+}
+
+/** The second step with two-factor authentication on: a code of the authenticator app. */
+export function secondFactorPage(options: { action: string; clientName: string; error?: string }): string {
+  const error = options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : '';
+  const action = escape(options.action);
+  return page(
+    'Two-factor authentication',
+    `<p>Enter the code of your authenticator app to continue to <strong>${escape(options.clientName)}</strong>.</p>
+${error}<form method="post" action="${action}">
+<input type="hidden" name="action" value="second-factor">
+<label for="code">Authentication code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
+<button type="submit">Verify</button>
+</form>
+<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">Cancel</button></form>`,
   );
 }
 

@@ -1,0 +1,163 @@
+/**
+ * The decisions of the sign-in form, apart from its pages (routes/interaction.ts): throttles, the
+ * password, the second factor, trusted devices and login alerts.
+ *
+ * - Failed attempts count against their address (`ADDRESS_LIMIT` a minute) and their email
+ *   (`ACCOUNT_LIMIT`); past either, the form refuses before any hash, so one address cannot try
+ *   many emails (each an scrypt) and one email cannot be guessed at. A locked address or email
+ *   is a lock key with the window's remaining time, so a check is one store read.
+ * - A device the account trusts passes both locks: a stranger hammering the email (even from the
+ *   same network) cannot lock its owner out of a known browser. From a new browser, the way
+ *   past a locked email is a one-time code mailed to the account.
+ * - Password hashes are bounded process-wide (auth/hash-gate.ts); a full gate answers 503.
+ * - With TOTP on, a new device must give a code of the authenticator (attempt-limited by the
+ *   security service) before the sign-in completes.
+ */
+import type { AccountConfig } from '../config/types.ts';
+import { verifyPassword } from '../config/password.ts';
+import { GatewayError } from '../pipeline/errors.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { Runtime } from '../runtime.ts';
+import { createDevices, deviceName, trustedDevice } from '../security/devices.ts';
+import type { SecurityService } from '../security/service.ts';
+import { createSecurityState } from '../security/state.ts';
+
+const MINUTE = 60_000;
+/** Failed sign-ins per address per minute (any emails). */
+export const ADDRESS_LIMIT = 20;
+/** Failed sign-ins per email per minute, from devices the account does not trust. */
+export const ACCOUNT_LIMIT = 10;
+/** Addresses remembered per account, so that a login alert fires only for a new one. */
+const KNOWN_ADDRESSES = 10;
+// A valid hash of a random password: unknown emails cost as much as wrong passwords.
+const DECOY_HASH = '$scrypt$ln=17,r=8,p=1$3pZ5Qm9rY2tVc2VyRGVjb3k$0000000000000000000000000000000000000000000';
+
+/** Who is signing in, from where. */
+export interface SignInClient {
+  ip: string;
+  /** The trusted-device cookie, when the browser has one. */
+  deviceCookie?: string;
+  userAgent: string | null;
+}
+
+export type SignInResult =
+  | { kind: 'signed-in'; accountId: string; deviceCookie: string }
+  | { kind: 'second-factor'; accountId: string }
+  | { kind: 'refused'; status: number; message: string; offerCode?: boolean };
+
+const refused = (status: number, message: string, offerCode = false): SignInResult => ({ kind: 'refused', status, message, offerCode });
+
+/** A refusal from the services (429 of the TOTP limit, 503 of the hash gate) as a page answer. */
+function refusedBy(error: unknown): SignInResult {
+  if (GatewayError.is(error)) return refused(error.status, error.message);
+  throw error;
+}
+
+export function createSignIn(runtime: Runtime, logger: Logger) {
+  const state = createSecurityState(runtime.store);
+  const devices = createDevices(state);
+  const security = () => runtime.services.security as SecurityService;
+
+  function findAccount(email: string): AccountConfig | undefined {
+    const wanted = email.trim().toLowerCase();
+    for (const account of runtime.snapshot.accounts.values()) if (account.email.toLowerCase() === wanted) return account;
+    return undefined;
+  }
+
+  const addressKey = (client: SignInClient) => `gw:oauth:sign-in:address:${client.ip}`;
+  const emailKey = (email: string) => `gw:oauth:sign-in:email:${email.trim().toLowerCase()}`;
+  const lockOf = (key: string) => `${key}:locked`;
+
+  /** Counts a failure (one round trip); the last one the window allows sets the lock for the rest of it. */
+  async function recordFailure(key: string, limit: number): Promise<void> {
+    const { allowed, rates } = await runtime.store.admit([{ key, limit, windowMs: MINUTE }], []);
+    const rate = rates[0]!;
+    if (!allowed || rate.remaining === 0) await runtime.store.set(lockOf(key), '1', rate.resetMs || MINUTE);
+  }
+
+  const tooManyFromAddress = () => refused(429, 'Too many failed sign-ins from your network. Wait a minute and try again.');
+
+  /** A verified sign-in: trust (or refresh) the device, alert on a new device or address. */
+  async function complete(account: AccountConfig, client: SignInClient): Promise<SignInResult> {
+    const before = await state.read(account.id);
+    const device = await devices.remember(account.id, client.deviceCookie, deviceName(client.userAgent), Date.now());
+    const knownAddress = before.known_addresses?.includes(client.ip) ?? false;
+    await state.update(account.id, { known_addresses: [client.ip, ...(before.known_addresses ?? []).filter((a) => a !== client.ip)].slice(0, KNOWN_ADDRESSES) });
+    if (before.login_alerts_enabled && (!device.known || !knownAddress)) {
+      const what = device.known ? 'a new address' : 'a new device';
+      void security().notify(
+        account.email,
+        'New sign-in to your account',
+        `Your account signed in from ${what} at ${new Date().toISOString()}.\nAddress: ${client.ip}\nDevice: ${deviceName(client.userAgent)}\nIf this was not you, change your password and revoke the device in your security settings.`,
+      );
+    }
+    logger.info('oauth sign-in', { account: account.id, new_device: !device.known });
+    return { kind: 'signed-in', accountId: account.id, deviceCookie: device.cookie };
+  }
+
+  return {
+    /** The login form: email and password, and the mailed code when the account's throttle is in the way. */
+    async withPassword(email: string, password: string, code: string | null, client: SignInClient): Promise<SignInResult> {
+      const account = findAccount(email);
+      const current = account ? await state.read(account.id) : null;
+      const trusted = current ? trustedDevice(current, client.deviceCookie) !== null : false;
+      if (!trusted) {
+        // One round trip: the two reads are pipelined.
+        const [addressLocked, emailLocked] = await Promise.all([runtime.store.get(lockOf(addressKey(client))), runtime.store.get(lockOf(emailKey(email)))]);
+        if (addressLocked) return tooManyFromAddress();
+        if (code !== null) {
+          if (!account || !(await security().redeemSignInCode(account.id, code))) {
+            await recordFailure(addressKey(client), ADDRESS_LIMIT);
+            return refused(401, 'The sign-in code is wrong or expired. Ask for a new one.', true);
+          }
+        } else if (emailLocked) {
+          return refused(429, 'Too many failed sign-ins for this account. Wait a minute, or have a one-time sign-in code emailed to you.', true);
+        }
+      }
+      let ok: boolean;
+      try {
+        ok = await verifyPassword(password, account?.password_hash ?? DECOY_HASH);
+      } catch (error) {
+        return refusedBy(error);
+      }
+      if (!account || !account.password_hash || !ok) {
+        if (!trusted) await Promise.all([recordFailure(addressKey(client), ADDRESS_LIMIT), recordFailure(emailKey(email), ACCOUNT_LIMIT)]);
+        logger.info('oauth login refused', { email });
+        return refused(401, 'Wrong email or password.');
+      }
+      if (current?.two_factor_enabled && !trusted) return { kind: 'second-factor', accountId: account.id };
+      return complete(account, client);
+    },
+
+    /** The second step with TOTP on: a code of the authenticator. */
+    async withSecondFactor(accountId: string, code: string, client: SignInClient): Promise<SignInResult> {
+      const account = runtime.snapshot.accounts.get(accountId);
+      if (!account) return refused(400, 'This account no longer exists.');
+      try {
+        if (!(await security().checkSecondFactor(accountId, code))) return refused(401, 'Wrong code. Enter the current code of your authenticator app.');
+      } catch (error) {
+        return refusedBy(error);
+      }
+      return complete(account, client);
+    },
+
+    /**
+     * Mails a sign-in code when the email is an account's. Answers the same, as fast, either way
+     * (the mail goes out after the answer), so the form tells nobody which emails have accounts.
+     */
+    async mailCode(email: string, client: SignInClient): Promise<SignInResult | null> {
+      if (await runtime.store.get(lockOf(addressKey(client)))) return tooManyFromAddress();
+      // Each request counts like a failure, so one address cannot mail many accounts.
+      await recordFailure(addressKey(client), ADDRESS_LIMIT);
+      const account = findAccount(email);
+      if (account) {
+        security().sendSignInCode(account.id, account.email).catch((error: unknown) => {
+          logger.warn('sign-in code not sent', { account: account.id, error: String(error) });
+        });
+      }
+      return null;
+    },
+  };
+}
+
+export type SignIn = ReturnType<typeof createSignIn>;
