@@ -15,6 +15,7 @@ import { systemRoutes } from './routes/system.ts';
 import type { ApiContext, RouteDef } from './routes/types.ts';
 import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
 import { requireScope, scopeOf } from './auth/route-scopes.ts';
+import { limitManagementCall } from './http/request-limit.ts';
 import type { PlatformScope } from './oauth/scopes.ts';
 
 export interface ServerOptions {
@@ -76,6 +77,7 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
       enforceIpAllowList(principal, await loadSettings(runtime, snapshot, principal), ip);
       if (route.access === 'admin' && principal.role !== 'admin') throw forbidden('This endpoint needs an admin account.', 'admin_required');
       if (scope) requireScope(principal, scope);
+      await limitManagementCall(runtime, ip, principal);
     }
     const url = new URL(request.url);
     const hasBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';

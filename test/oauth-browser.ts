@@ -24,11 +24,17 @@ export async function startOAuthGateway(env: Record<string, string> = {}): Promi
 /** A minimal browser: a cookie jar keyed by name (the newest value wins), manual redirects. */
 export class Browser {
   readonly cookies = new Map<string, string>();
+  /** Sent with every request (e.g. `x-forwarded-for` to act from an address, `user-agent`). */
+  readonly headers: Record<string, string>;
+
+  constructor(headers: Record<string, string> = {}) {
+    this.headers = headers;
+  }
   /** Pages seen on the way, for assertions. */
   readonly pages: Array<{ url: string; status: number; body: string }> = [];
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
+    const headers = new Headers({ ...this.headers, ...Object.fromEntries(new Headers(init.headers)) });
     if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     const response = await fetch(url, { ...init, headers, redirect: 'manual' });
     for (const line of response.headers.getSetCookie()) {

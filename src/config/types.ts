@@ -166,7 +166,7 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[] };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean };
+  management: { write_back: boolean; rate_limit: number };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
   metrics: { enabled: boolean; token?: string };

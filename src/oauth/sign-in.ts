@@ -2,8 +2,8 @@
  * The decisions of the sign-in form, apart from its pages (routes/interaction.ts): throttles, the
  * password, the second factor, trusted devices and login alerts.
  *
- * - Failed attempts count against their address (`ADDRESS_LIMIT` a minute) and their email
- *   (`ACCOUNT_LIMIT`); past either, the form refuses before any hash, so one address cannot try
+ * - Failed attempts count against their address (`ADDRESS_LIMIT` in 15 minutes) and their
+ *   email (`ACCOUNT_LIMIT`); past either, the form refuses before any hash, so one address cannot try
  *   many emails (each an scrypt) and one email cannot be guessed at. A locked address or email
  *   is a lock key with the window's remaining time, so a check is one store read.
  * - A device the account trusts passes both locks: a stranger hammering the email (even from the
@@ -22,10 +22,11 @@ import { createDevices, deviceName, trustedDevice } from '../security/devices.ts
 import type { SecurityService } from '../security/service.ts';
 import { createSecurityState } from '../security/state.ts';
 
-const MINUTE = 60_000;
-/** Failed sign-ins per address per minute (any emails). */
+/** The window the failures are counted in. */
+const WINDOW_MS = 15 * 60_000;
+/** Failed sign-ins per address per window (any emails). */
 export const ADDRESS_LIMIT = 20;
-/** Failed sign-ins per email per minute, from devices the account does not trust. */
+/** Failed sign-ins per email per window, from devices the account does not trust. */
 export const ACCOUNT_LIMIT = 10;
 /** Addresses remembered per account, so that a login alert fires only for a new one. */
 const KNOWN_ADDRESSES = 10;
@@ -70,12 +71,12 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
 
   /** Counts a failure (one round trip); the last one the window allows sets the lock for the rest of it. */
   async function recordFailure(key: string, limit: number): Promise<void> {
-    const { allowed, rates } = await runtime.store.admit([{ key, limit, windowMs: MINUTE }], []);
+    const { allowed, rates } = await runtime.store.admit([{ key, limit, windowMs: WINDOW_MS }], []);
     const rate = rates[0]!;
-    if (!allowed || rate.remaining === 0) await runtime.store.set(lockOf(key), '1', rate.resetMs || MINUTE);
+    if (!allowed || rate.remaining === 0) await runtime.store.set(lockOf(key), '1', rate.resetMs || WINDOW_MS);
   }
 
-  const tooManyFromAddress = () => refused(429, 'Too many failed sign-ins from your network. Wait a minute and try again.');
+  const tooManyFromAddress = () => refused(429, 'Too many failed sign-ins from your network. Try again later.');
 
   /** A verified sign-in: trust (or refresh) the device, alert on a new device or address. */
   async function complete(account: AccountConfig, client: SignInClient): Promise<SignInResult> {
@@ -111,7 +112,7 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
             return refused(401, 'The sign-in code is wrong or expired. Ask for a new one.', true);
           }
         } else if (emailLocked) {
-          return refused(429, 'Too many failed sign-ins for this account. Wait a minute, or have a one-time sign-in code emailed to you.', true);
+          return refused(429, 'Too many failed sign-ins for this account. Try again later, or have a one-time sign-in code emailed to you.', true);
         }
       }
       let ok: boolean;

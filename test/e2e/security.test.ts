@@ -267,6 +267,21 @@ describe('security verification', () => {
     }
     expect((await call('POST', '/v1/security/send-code', MASTER_KEY, { type: 'sms', recipient: '+4915100000003' })).status).toBe(200);
   });
+
+  it('limits authenticator codes once 2FA is on: after 5 wrong tries even the right code is refused (429)', async () => {
+    const enrol = await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'totp' });
+    const totp = URI.parse(enrol.body.otpauth_url) as TOTP;
+    expect((await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: totp.generate({ timestamp: security.now() }) })).body.verified).toBe(true);
+
+    const right = totp.generate({ timestamp: security.now() + 30_000 });
+    const wrongCode = String((Number(right) + 500_000) % 1_000_000).padStart(6, '0');
+    for (let i = 0; i < 5; i++) {
+      expect((await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: wrongCode })).body).toEqual({ success: false, verified: false });
+    }
+    const locked = await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: right });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
+  });
 });
 
 describe('security verification without smtp/sms config', () => {
