@@ -30,8 +30,29 @@ export const ADDRESS_LIMIT = 20;
 export const ACCOUNT_LIMIT = 10;
 /** Addresses remembered per account, so that a login alert fires only for a new one. */
 const KNOWN_ADDRESSES = 10;
-// A valid hash of a random password: unknown emails cost as much as wrong passwords.
-const DECOY_HASH = '$scrypt$ln=17,r=8,p=1$3pZ5Qm9rY2tVc2VyRGVjb3k$0000000000000000000000000000000000000000000';
+/** The parameters of `npm run hash-password`, when no account has a hash to copy. */
+const DEFAULT_PARAMS = 'ln=17,r=8,p=1';
+const decoys = new WeakMap<object, string>();
+
+/**
+ * A valid hash of no password, with the cost parameters most accounts' hashes use: an unknown
+ * email then costs as much as a wrong password, so the answer's timing tells no one which emails
+ * have accounts. Computed once per configuration snapshot.
+ */
+function decoyHash(snapshot: Runtime['snapshot']): string {
+  let decoy = decoys.get(snapshot);
+  if (!decoy) {
+    const counts = new Map<string, number>();
+    for (const account of snapshot.accounts.values()) {
+      const params = /^\$scrypt\$([^$]+)\$/.exec(account.password_hash ?? '')?.[1];
+      if (params) counts.set(params, (counts.get(params) ?? 0) + 1);
+    }
+    const params = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? DEFAULT_PARAMS;
+    decoy = `$scrypt$${params}$3pZ5Qm9rY2tVc2VyRGVjb3k$0000000000000000000000000000000000000000000`;
+    decoys.set(snapshot, decoy);
+  }
+  return decoy;
+}
 
 /** Who is signing in, from where. */
 export interface SignInClient {
@@ -117,7 +138,7 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
       }
       let ok: boolean;
       try {
-        ok = await verifyPassword(password, account?.password_hash ?? DECOY_HASH);
+        ok = await verifyPassword(password, account?.password_hash ?? decoyHash(runtime.snapshot));
       } catch (error) {
         return refusedBy(error);
       }
