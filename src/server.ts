@@ -7,8 +7,9 @@ import { bearerToken, resolveCredential } from './auth/credentials.ts';
 import type { Gateway } from './gateway.ts';
 import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from './http/json-depth.ts';
 import { readJsonBody } from './http/read-body.ts';
-import { forbidden, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
+import { errorResponse, forbidden, invalidBody, invalidPath, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
 import type { Logger } from './pipeline/types.ts';
 import { chatBody, handleInference } from './routes/inference.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -33,7 +34,11 @@ const peerIp = (event: H3Event, gateway: Gateway) => requestIp(event.req, gatewa
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+').replace(/\*\*$/, '.*')}/?$`);
 
 export function createServerApp(gateway: Gateway, logger: Logger, options: ServerOptions = {}): H3 {
-  const app = new H3();
+  const app = new H3({
+    // Only errors h3 raises itself reach here (handlers run inside `safe`): a path with malformed
+    // percent-encoding is refused before routing.
+    onError: (error) => (error.status === 400 ? errorResponse(invalidPath()) : renderError(error, logger)),
+  });
   const known: Array<{ pattern: RegExp; method: string }> = [];
   const chat = { path: '/api/v1/chat/completions', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'chat', chatBody) };
 
@@ -80,10 +85,8 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
       await limitManagementCall(runtime, ip, principal);
     }
     const url = new URL(request.url);
-    const hasBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
-    const body = hasBody && request.headers.get('content-length') !== '0' && request.body
-      ? await readJsonBody(request, snapshot.config.server.body_limit)
-      : undefined;
+    const body = mayHaveBody(route.method, request.headers) ? await readJsonBody(request, snapshot.config.server.body_limit) : undefined;
+    if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw invalidBody(`The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
     const result = await route.handler({
       request,
       params: (event.context.params ?? {}) as Record<string, string>,
@@ -96,6 +99,17 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
     if (result instanceof Response) return result;
     return new Response(JSON.stringify(result), { status: route.status ?? 200, headers: { 'content-type': 'application/json' } });
   }
+}
+
+/**
+ * Whether a request carries a body, from its headers alone: touching `request.body` would wrap
+ * the Node stream in a web stream, and cancelling that on an oversized chunked body resets the
+ * connection instead of letting the 413 through.
+ */
+function mayHaveBody(method: string, headers: Headers): boolean {
+  if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return false;
+  const length = headers.get('content-length');
+  return length !== null ? length !== '0' : headers.has('transfer-encoding');
 }
 
 export { renderError };

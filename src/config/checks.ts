@@ -2,7 +2,9 @@
  * Cross-reference checks the schema cannot express: dangling references, duplicate ids, and the
  * shape of the pipeline. Run on schema-valid, defaulted data.
  */
+import { checkSettingsCurrency } from '../logs/currency.ts';
 import type { PathProblem } from './problems.ts';
+import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';
 
 /** Built-in pipeline steps, in their default order. */
@@ -24,6 +26,8 @@ interface Raw {
   accounts: { id: string; email: string; group?: string }[];
   oauth: { clients: { client_id: string }[] };
   pipeline?: RawPipelineEntry[];
+  billing: GatewayConfig['billing'];
+  settings: { account: { currency: string } };
 }
 
 /** Returns every cross-reference problem of `data` (empty when consistent). */
@@ -61,6 +65,7 @@ export function checkReferences(data: unknown): PathProblem[] {
     }
   });
   if (d.pipeline) problems.push(...checkPipeline(d.pipeline));
+  problems.push(...checkSettingsCurrency(d));
   return problems;
 }
 

@@ -34,6 +34,8 @@ export function normalizeConfig(data: Mutable): GatewayConfig {
     for (const item of list as { id: string; name?: string }[]) item.name ??= item.id;
   }
   for (const model of config.models) model.context_length ??= config.limits.max_context_length;
+  // Accounts whose settings name no temperature get the system's default.
+  config.settings.api.default_temperature ??= config.limits.default_temperature;
   config.pipeline = normalizePipeline(data.pipeline as RawPipelineEntry[] | undefined);
   return config;
 }

@@ -166,9 +166,11 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[] };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean; rate_limit: number };
+  management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
+  /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */
+  billing: { currency: string; exchange_rates: Record<string, number> };
   metrics: { enabled: boolean; token?: string };
   smtp?: { url: string; from: string };
   sms?: { webhook_url: string };

@@ -4,10 +4,10 @@
  * gateway never runs this on its event loop: sqlite-threaded.ts runs it in a worker thread
  * (sqlite-worker.ts). Direct use is for that worker, tools and tests.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { makePrivateDirSync, makePrivateFileSync } from '../store/private-files.ts';
 import { fromScaled, toNano } from './decimal.ts';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
@@ -41,7 +41,10 @@ const DELETE_CHUNK = 5_000;
 /** Opens (creating if needed) the SQLite log store. Call `migrate()` before use. */
 export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   const file = options.file ?? join(options.dataDir ?? './data', 'gateway.db');
-  if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
+  if (file !== ':memory:') {
+    makePrivateDirSync(join(file, '..'));
+    makePrivateFileSync(file, [`${file}-wal`, `${file}-shm`]);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

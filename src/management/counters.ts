@@ -4,7 +4,8 @@
  * at shutdown, and loaded at start, so quotas survive restarts without Redis. (With Redis the
  * counters live in Redis, which persists them itself.)
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { makePrivateDir } from '../store/private-files.ts';
 import path from 'node:path';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
@@ -50,7 +51,7 @@ export async function persistCounters(runtime: Runtime, logger: Logger, interval
     const data = Object.fromEntries(keys.map((key, i) => [key, values[i]!]).filter(([, v]) => v !== 0));
     const text = `${JSON.stringify(data, null, 1)}\n`;
     if (text === last) return;
-    await mkdir(runtime.dataDir, { recursive: true });
+    await makePrivateDir(runtime.dataDir);
     await writeFileAtomic(file, text, 0o600);
     last = text;
   }

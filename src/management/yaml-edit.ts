@@ -27,9 +27,30 @@ export function itemAt(doc: Document, name: Collection, id: string): YAMLMap | n
   return index < 0 ? null : ((listOf(doc, name).items[index] as YAMLMap) ?? null);
 }
 
+/**
+ * A `${…}` reference that the gateway itself writes (a provider key moved to the secrets file):
+ * the one value written as a template. Everything else from the API is data.
+ */
+export class ConfigReference {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Values from the API are data, never templates: gateway.yaml expands `${…}` at load, so each
+ * `${` is written in its literal form `$${` (a name of `${GATEWAY_MASTER_KEY}` must not become the
+ * master key at the next reload). Map keys are field names and are never expanded, so they stay.
+ */
+export function asLiteral(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('${', () => '$${'); // a function: in a replacement string `$$` means one `$`
+  if (value instanceof ConfigReference) return value.text;
+  if (Array.isArray(value)) return value.map(asLiteral);
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asLiteral(item)]));
+  return value;
+}
+
 /** A node for `value` where lists of scalars are written inline (`models: [a, b]`), as people write them. */
 export function nodeFor(doc: Document, value: unknown): Node {
-  const node = doc.createNode(value) as Node;
+  const node = doc.createNode(asLiteral(value)) as Node;
   inlineScalarLists(node);
   return node;
 }
@@ -63,7 +84,7 @@ export function mergeInto(doc: Document, map: YAMLMap, fields: Record<string, un
     if (isPlainObject(value) && isMap(existing)) {
       mergeInto(doc, existing, value);
     } else if (isScalar(existing) && (value === null || typeof value !== 'object')) {
-      existing.value = value;
+      existing.value = asLiteral(value);
     } else {
       map.set(key, nodeFor(doc, value));
     }

@@ -15,6 +15,8 @@
  * raised), which re-arms the alert for the next crossing.
  */
 import type { SettingsReader } from '../auth/account-policy.ts';
+import { emailTexts } from '../i18n/emails.ts';
+import { languageOf } from '../i18n/language.ts';
 import type { LogRecord } from '../logs/types.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
@@ -62,7 +64,8 @@ export function createAlertChecker(runtime: Runtime, mailer: Mailer, logger: Log
       const group = snapshot.groups.get(group_id);
       const email = snapshot.accounts.get(account_id)?.email;
       if (!group || group.quota_limit <= 0 || !email) return;
-      const { notifications } = await settingsOf(account_id);
+      const { notifications, account } = await settingsOf(account_id);
+      const texts = emailTexts(languageOf(account.language));
       const threshold = notifications.balance_threshold;
       const lowBalanceOn = notifications.email_low_balance && threshold > 0;
       if (!notifications.email_usage_alert && !lowBalanceOn) return;
@@ -76,11 +79,8 @@ export function createAlertChecker(runtime: Runtime, mailer: Mailer, logger: Log
             once(markerKey(account_id, `usage${level}`, group_id, limit), percent >= level, () =>
               mailer.send({
                 to: email,
-                subject: level >= 100 ? `Quota used up: group ${group.name}` : `Usage alert: ${level}% of your quota used`,
-                text:
-                  `Your account ${account_id} has used ${used} of the ${limit} tokens of group ${group.name} ` +
-                  `(${Math.floor(percent)}%).\n` +
-                  (level >= 100 ? 'Further calls are refused until the quota is raised or reset.\n' : ''),
+                subject: texts.usageSubject(level, group.name),
+                text: texts.usageText(account_id, used, limit, group.name, Math.floor(percent), level >= 100),
               }),
             ),
           );
@@ -92,8 +92,8 @@ export function createAlertChecker(runtime: Runtime, mailer: Mailer, logger: Log
           once(markerKey(account_id, 'low_balance', group_id, limit), balance < threshold, () =>
             mailer.send({
               to: email,
-              subject: `Low balance: ${balance} tokens left`,
-              text: `The quota of group ${group.name} has ${balance} tokens left, below your threshold of ${threshold}.\n`,
+              subject: texts.lowBalanceSubject(balance),
+              text: texts.lowBalanceText(group.name, balance, threshold),
             }),
           ),
         );

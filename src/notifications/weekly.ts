@@ -8,6 +8,9 @@
  * (`gw:notify:<account>:weekly:<monday>`) is taken with an atomic increment before sending.
  */
 import type { SettingsReader } from '../auth/account-policy.ts';
+import { emailTexts } from '../i18n/emails.ts';
+import { languageOf } from '../i18n/language.ts';
+import { costCurrency } from '../logs/currency.ts';
 import type { LogStore } from '../logs/types.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
@@ -55,20 +58,25 @@ export function startWeeklyReports(
     if ((await runtime.store.incrBy(marker, 1)) !== 1) return false;
     await runtime.store.set(marker, '1', MARKER_TTL_MS);
     try {
-      const q = { start_date: week.start, end_date: week.end, timezone: tz, group_by: 'day' as const, account_id: accountId, currency: settings.account.currency };
+      const q = { start_date: week.start, end_date: week.end, timezone: tz, group_by: 'day' as const, account_id: accountId, ...costCurrency(runtime.snapshot.config.billing, settings.account.currency) };
       const [usage, cost, models] = await Promise.all([usageStats(logs, q), costStats(logs, q), modelStats(logs, q)]);
-      const top = models.data.slice(0, 5).map((m) => `  ${m.model}: ${m.request_count} requests, ${m.total_tokens} tokens (${m.percentage}%)`);
+      const texts = emailTexts(languageOf(settings.account.language));
+      const top = models.data.slice(0, 5).map((m) => texts.topModel(m.model, m.request_count, m.total_tokens, m.percentage));
       await mailer.send({
         to: email,
-        subject: `Your weekly usage report ${week.start} to ${week.end}`,
-        text: [
-          `Week ${week.start} to ${week.end} (${tz}) for account ${accountId}:`,
-          `Requests: ${usage.summary.request_count}`,
-          `Tokens: ${usage.summary.total_tokens} (prompt ${usage.summary.prompt_tokens}, completion ${usage.summary.completion_tokens})`,
-          `Cost: ${cost.summary.total_cost} ${cost.currency}`,
-          ...(top.length ? ['Top models:', ...top] : []),
-          '',
-        ].join('\n'),
+        subject: texts.weeklySubject(week.start, week.end),
+        text: texts.weeklyText({
+          start: week.start,
+          end: week.end,
+          timezone: tz,
+          account: accountId,
+          requests: usage.summary.request_count,
+          tokens: usage.summary.total_tokens,
+          prompt: usage.summary.prompt_tokens,
+          completion: usage.summary.completion_tokens,
+          cost: `${cost.summary.total_cost} ${cost.currency}`,
+          top,
+        }),
       });
       return true;
     } catch (error) {

@@ -4,7 +4,8 @@
  * cookies survive restarts and are shared by the cluster workers of one machine.
  */
 import { createHash, generateKeyPair, randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { makePrivateDir } from '../store/private-files.ts';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -40,7 +41,7 @@ export async function loadOAuthKeys(dataDir: string): Promise<OAuthKeys> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  await mkdir(dataDir, { recursive: true });
+  await makePrivateDir(dataDir);
   const temp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temp, JSON.stringify(await newJwks()), { mode: 0o600 });
   try {

@@ -1,7 +1,8 @@
 /**
- * The platform's OAuth scopes (spec 4.10) and what the consent page says about each; which route
- * needs which is in src/auth/route-scopes.ts. `write:billing` (top-ups and subscriptions) is not
- * offered: the gateway has no top-up or subscription to manage, so it would guard nothing.
+ * The platform's OAuth scopes (spec 4.10) with their English description; the consent page's
+ * texts in every language are in src/i18n/oauth-pages.ts. Which route needs which scope is in
+ * src/auth/route-scopes.ts. `write:billing` (top-ups and subscriptions) is not offered: the
+ * gateway has no top-up or subscription to manage, so it would guard nothing.
  */
 export const PLATFORM_SCOPES = {
   'read:user': 'Read your user information and security settings',
@@ -15,7 +16,3 @@ export type PlatformScope = keyof typeof PLATFORM_SCOPES;
 
 /** Every scope the provider knows: the platform's plus the OpenID ones. */
 export const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(PLATFORM_SCOPES)];
-
-/** Human text of a scope for the consent page. */
-export const describeScope = (scope: string) =>
-  (PLATFORM_SCOPES as Record<string, string>)[scope] ?? (scope === 'openid' ? 'Know who you are (your account id)' : scope);

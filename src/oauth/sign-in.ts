@@ -21,6 +21,7 @@ import type { Runtime } from '../runtime.ts';
 import { createDevices, deviceName, trustedDevice } from '../security/devices.ts';
 import type { SecurityService } from '../security/service.ts';
 import { createSecurityState } from '../security/state.ts';
+import type { PageError } from './views.ts';
 
 /** The window the failures are counted in. */
 const WINDOW_MS = 15 * 60_000;
@@ -65,14 +66,20 @@ export interface SignInClient {
 export type SignInResult =
   | { kind: 'signed-in'; accountId: string; deviceCookie: string }
   | { kind: 'second-factor'; accountId: string }
-  | { kind: 'refused'; status: number; message: string; offerCode?: boolean };
+  /** `error` names the page's text (src/i18n/oauth-pages.ts), shown in the reader's language. */
+  | { kind: 'refused'; status: number; error: PageError; offerCode?: boolean };
 
-const refused = (status: number, message: string, offerCode = false): SignInResult => ({ kind: 'refused', status, message, offerCode });
+const refused = (status: number, error: PageError, offerCode = false): SignInResult => ({ kind: 'refused', status, error, offerCode });
 
-/** A refusal from the services (429 of the TOTP limit, 503 of the hash gate) as a page answer. */
+/**
+ * A refusal from the services as a page answer: 429 of the TOTP attempt limit, 503 of the hash
+ * gate; anything else (2FA turned off meanwhile) starts the sign-in again.
+ */
 function refusedBy(error: unknown): SignInResult {
-  if (GatewayError.is(error)) return refused(error.status, error.message);
-  throw error;
+  if (!GatewayError.is(error)) throw error;
+  if (error.status === 429) return refused(429, 'tooManySecondFactor');
+  if (error.status === 503) return refused(503, 'busy');
+  return refused(error.status, 'signInAgain');
 }
 
 export function createSignIn(runtime: Runtime, logger: Logger) {
@@ -97,7 +104,7 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
     if (!allowed || rate.remaining === 0) await runtime.store.set(lockOf(key), '1', rate.resetMs || WINDOW_MS);
   }
 
-  const tooManyFromAddress = () => refused(429, 'Too many failed sign-ins from your network. Try again later.');
+  const tooManyFromAddress = () => refused(429, 'networkLocked');
 
   /** A verified sign-in: trust (or refresh) the device, alert on a new device or address. */
   async function complete(account: AccountConfig, client: SignInClient): Promise<SignInResult> {
@@ -106,12 +113,12 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
     const knownAddress = before.known_addresses?.includes(client.ip) ?? false;
     await state.update(account.id, { known_addresses: [client.ip, ...(before.known_addresses ?? []).filter((a) => a !== client.ip)].slice(0, KNOWN_ADDRESSES) });
     if (before.login_alerts_enabled && (!device.known || !knownAddress)) {
-      const what = device.known ? 'a new address' : 'a new device';
-      void security().notify(
-        account.email,
-        'New sign-in to your account',
-        `Your account signed in from ${what} at ${new Date().toISOString()}.\nAddress: ${client.ip}\nDevice: ${deviceName(client.userAgent)}\nIf this was not you, change your password and revoke the device in your security settings.`,
-      );
+      void security().loginAlert(account.id, account.email, {
+        newDevice: !device.known,
+        at: new Date().toISOString(),
+        address: client.ip,
+        device: deviceName(client.userAgent),
+      });
     }
     logger.info('oauth sign-in', { account: account.id, new_device: !device.known });
     return { kind: 'signed-in', accountId: account.id, deviceCookie: device.cookie };
@@ -130,10 +137,10 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
         if (code !== null) {
           if (!account || !(await security().redeemSignInCode(account.id, code))) {
             await recordFailure(addressKey(client), ADDRESS_LIMIT);
-            return refused(401, 'The sign-in code is wrong or expired. Ask for a new one.', true);
+            return refused(401, 'wrongSignInCode', true);
           }
         } else if (emailLocked) {
-          return refused(429, 'Too many failed sign-ins for this account. Try again later, or have a one-time sign-in code emailed to you.', true);
+          return refused(429, 'accountLocked', true);
         }
       }
       let ok: boolean;
@@ -145,7 +152,7 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
       if (!account || !account.password_hash || !ok) {
         if (!trusted) await Promise.all([recordFailure(addressKey(client), ADDRESS_LIMIT), recordFailure(emailKey(email), ACCOUNT_LIMIT)]);
         logger.info('oauth login refused', { email });
-        return refused(401, 'Wrong email or password.');
+        return refused(401, 'wrongCredentials');
       }
       if (current?.two_factor_enabled && !trusted) return { kind: 'second-factor', accountId: account.id };
       return complete(account, client);
@@ -154,9 +161,9 @@ export function createSignIn(runtime: Runtime, logger: Logger) {
     /** The second step with TOTP on: a code of the authenticator. */
     async withSecondFactor(accountId: string, code: string, client: SignInClient): Promise<SignInResult> {
       const account = runtime.snapshot.accounts.get(accountId);
-      if (!account) return refused(400, 'This account no longer exists.');
+      if (!account) return refused(400, 'accountGone');
       try {
-        if (!(await security().checkSecondFactor(accountId, code))) return refused(401, 'Wrong code. Enter the current code of your authenticator app.');
+        if (!(await security().checkSecondFactor(accountId, code))) return refused(401, 'wrongSecondFactor');
       } catch (error) {
         return refusedBy(error);
       }

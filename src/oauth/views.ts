@@ -1,15 +1,23 @@
 /**
- * The HTML pages of the authorization flow: login, second factor, consent and error. Plain forms, no scripts,
- * so any user agent (or a test driving fetch) can submit them.
+ * The HTML pages of the authorization flow: login, second factor, consent and error, in the
+ * reader's language (texts in src/i18n/oauth-pages.ts). Plain forms, no scripts, so any user
+ * agent (or a test driving fetch) can submit them.
  */
-import { describeScope } from './scopes.ts';
+import type { Language } from '../i18n/language.ts';
+import { HTML_LANG, oauthPageTexts, type OAuthPageTexts } from '../i18n/oauth-pages.ts';
+
+export type PageError = keyof OAuthPageTexts['errors'];
 
 const escape = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function page(title: string, body: string): string {
+/** A translated sentence with its `{name}` placeholders filled in bold (all parts escaped). */
+const sentence = (text: string, values: Record<string, string>) =>
+  escape(text).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? `<strong>${escape(values[name]!)}</strong>` : whole));
+
+function page(language: Language, title: string, body: string): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${HTML_LANG[language]}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}
@@ -22,63 +30,75 @@ ${body}
 
 /**
  * The sign-in form; `error` is shown above it after a failed attempt. With `offerCode` (the
- * account's throttle is in the way) it also takes a one-time code mailed on request.
+ * account's throttle is in the way) it also takes a one-time code mailed on request; `codeSent`
+ * says one was asked for.
  */
-export function loginPage(options: { action: string; clientName: string; email?: string; error?: string; offerCode?: boolean }): string {
-  const error = options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : '';
+export function loginPage(options: { language: Language; action: string; clientName: string; email?: string; error?: PageError; offerCode?: boolean; codeSent?: boolean }): string {
+  const t = oauthPageTexts(options.language);
+  const error = options.error
+    ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>`
+    : options.codeSent
+      ? `<p role="status">${escape(t.signInCodeSent)}</p>`
+      : '';
   const action = escape(options.action);
   const email = escape(options.email ?? '');
   const codeInput = options.offerCode
-    ? '<label for="code">Sign-in code from your email</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}">'
+    ? `<label for="code">${escape(t.signInCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}">`
     : '';
   const mailCode = options.offerCode
-    ? `<form method="post" action="${action}"><input type="hidden" name="action" value="email-code"><input type="hidden" name="email" value="${email}"><button type="submit">Email me a sign-in code</button></form>`
+    ? `<form method="post" action="${action}"><input type="hidden" name="action" value="email-code"><input type="hidden" name="email" value="${email}"><button type="submit">${escape(t.emailSignInCode)}</button></form>`
     : '';
   return page(
-    'Sign in',
-    `<p>Sign in to continue to <strong>${escape(options.clientName)}</strong>.</p>
+    options.language,
+    t.signInTitle,
+    `<p>${sentence(t.signInIntro, { client: options.clientName })}</p>
 ${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="login">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-${codeInput}<button type="submit">Sign in</button>
+<label for="email">${escape(t.email)}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
+<label for="password">${escape(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+${codeInput}<button type="submit">${escape(t.signIn)}</button>
 </form>
-${mailCode}<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">Cancel</button></form>`,
+${mailCode}<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
   );
 }
 
 /** The second step with two-factor authentication on: a code of the authenticator app. */
-export function secondFactorPage(options: { action: string; clientName: string; error?: string }): string {
-  const error = options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : '';
+export function secondFactorPage(options: { language: Language; action: string; clientName: string; error?: PageError }): string {
+  const t = oauthPageTexts(options.language);
+  const error = options.error ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>` : '';
   const action = escape(options.action);
   return page(
-    'Two-factor authentication',
-    `<p>Enter the code of your authenticator app to continue to <strong>${escape(options.clientName)}</strong>.</p>
+    options.language,
+    t.secondFactorTitle,
+    `<p>${sentence(t.secondFactorIntro, { client: options.clientName })}</p>
 ${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="second-factor">
-<label for="code">Authentication code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
-<button type="submit">Verify</button>
+<label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
+<button type="submit">${escape(t.verify)}</button>
 </form>
-<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">Cancel</button></form>`,
+<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
   );
 }
 
 /** The consent form listing the scopes the client asks for. */
-export function consentPage(options: { action: string; clientName: string; account: string; scopes: string[] }): string {
-  const items = options.scopes.map((scope) => `<li><code>${escape(scope)}</code>: ${escape(describeScope(scope))}</li>`).join('\n');
+export function consentPage(options: { language: Language; action: string; clientName: string; account: string; scopes: string[] }): string {
+  const t = oauthPageTexts(options.language);
+  const items = options.scopes.map((scope) => `<li><code>${escape(scope)}</code>: ${escape(t.scopes[scope] ?? scope)}</li>`).join('\n');
   return page(
-    'Authorize access',
-    `<p><strong>${escape(options.clientName)}</strong> asks to access your account <strong>${escape(options.account)}</strong>:</p>
+    options.language,
+    t.consentTitle,
+    `<p>${sentence(t.consentIntro, { client: options.clientName, account: options.account })}</p>
 <ul>
-${items || '<li>No particular permission</li>'}
+${items || `<li>${escape(t.noPermission)}</li>`}
 </ul>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="consent"><button type="submit">Allow</button></form>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="abort"><button type="submit">Deny</button></form>`,
+<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="consent"><button type="submit">${escape(t.allow)}</button></form>
+<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.deny)}</button></form>`,
   );
 }
 
-export function errorPage(message: string): string {
-  return page('Authorization error', `<p class="error">${escape(message)}</p>`);
+export function errorPage(language: Language, error: PageError): string {
+  const t = oauthPageTexts(language);
+  return page(language, t.errorTitle, `<p class="error">${escape(t.errors[error])}</p>`);
 }
 
 /** An HTML answer; these pages must never be cached or framed. */

@@ -66,6 +66,13 @@ const invalid = (message: string, code: string, param: string | null = null) =>
 export const invalidBody = (message: string, param: string | null = null) => invalid(message, 'invalid_body', param);
 export const invalidValue = (message: string, param: string | null = null) => invalid(message, 'invalid_value', param);
 export const invalidJson = () => invalid('The request body is not valid JSON.', 'invalid_json');
+/** The prompt (estimated) plus the completion allowance exceed every candidate model's context. */
+export const contextLengthExceeded = (message: string) => invalid(message, 'context_length_exceeded', 'messages');
+/** The request needs a capability (tools, images, JSON mode) no candidate model declares. */
+export const capabilityNotSupported = (message: string, param: string) => invalid(message, 'capability_not_supported', param);
+/** A feature switched off in the system config (`features.*`). */
+export const featureDisabled = (message: string, param: string) => invalid(message, 'feature_disabled', param);
+export const invalidPath = () => invalid('The request path has malformed percent-encoding (a % must be followed by two hex digits).', 'invalid_path');
 export const unsupportedMediaType = () =>
   new GatewayError(415, 'invalid_request_error', 'Content-Type must be application/json.', {
     code: 'unsupported_media_type',

@@ -73,16 +73,20 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     attempts: outcome.attempts,
     input_price: model?.input_price ?? 0,
     output_price: model?.output_price ?? 0,
-    currency: ctx.settings.account.currency,
+    currency: ctx.snapshot.config.billing.currency, // the prices' currency: costs are computed in it
     request: logBodies ? (ctx.rawBodyText ?? jsonText(ctx.rawBody)) : null,
     response: logBodies ? responseText(outcome) : null,
   };
 }
 
-/** The answer as JSON text: the text sent when there is one, else serialised here. */
+/**
+ * The answer as JSON text: the text sent when there is one, else serialised here; a stream as
+ * the completion it assembled to, the same shape as a non-streamed answer.
+ */
 function responseText(outcome: Outcome): string | null {
   if (outcome.responseText !== undefined) return outcome.responseText;
   if (outcome.response !== undefined) return jsonText(outcome.response);
+  if (outcome.assembly && !outcome.assembly.empty) return JSON.stringify(outcome.assembly.completion(outcome.usage));
   return outcome.text ? JSON.stringify({ text: outcome.text }) : null;
 }
 

@@ -2,6 +2,7 @@
  * What happened to one request, filled in as it goes and handed to every `onComplete`.
  */
 import type { Usage } from '../providers/openai-types.ts';
+import type { StreamAssembly } from './stream-assembly.ts';
 
 export interface Attempt {
   /** The model identifier as the client wrote it. */
@@ -28,6 +29,8 @@ export interface Outcome {
   text: string;
   /** The response body (non-stream) or assembled final message (stream), when known. */
   response?: unknown;
+  /** A streamed answer being put back together (chat chunks, whatever the interface). */
+  assembly?: StreamAssembly;
   /** `response` as the JSON text the client was sent, when the renderer wrote one (chat). */
   responseText?: string;
   streamed: boolean;

@@ -1,6 +1,8 @@
 /**
  * cache: exact-match response cache, off unless `ttl_seconds` > 0. The key is the SHA-256 of
- * the endpoint, models and every generation parameter (or the client's `prompt_cache_key`).
+ * the endpoint, account, models, messages and every generation parameter; the client's
+ * `prompt_cache_key` only partitions it further (OpenAI clients send one key for many prompts
+ * sharing a prefix, so it must never stand for the prompt).
  * Only complete, successful answers are stored; a stream hit is replayed as chunks.
  */
 import { createHash } from 'node:crypto';
@@ -22,7 +24,7 @@ const IGNORED = new Set(['stream', 'stream_options', 'user', 'metadata', 'prompt
 export function cacheKey(ctx: GatewayContext): string {
   const hash = createHash('sha256').update(ctx.endpoint).update('\0');
   hash.update(ctx.principal?.accountId ?? '').update('\0');
-  if (typeof ctx.body.prompt_cache_key === 'string') return `gw:cache:${hash.update(ctx.body.prompt_cache_key).digest('hex')}`;
+  hash.update(typeof ctx.body.prompt_cache_key === 'string' ? ctx.body.prompt_cache_key : '').update('\0');
   const relevant: Record<string, unknown> = {};
   for (const key of Object.keys(ctx.body).sort()) if (!IGNORED.has(key)) relevant[key] = ctx.body[key];
   return `gw:cache:${hash.update(JSON.stringify(relevant)).digest('hex')}`;
@@ -72,23 +74,9 @@ export default definePlugin<CacheOptions>({
       },
       async onComplete(ctx, outcome) {
         if (!ctx.cacheKey || outcome.cache !== 'miss' || outcome.status !== 200 || !outcome.finished || outcome.error || outcome.aborted) return;
-        const completion = outcome.streamed ? assembled(ctx) : (outcome.response as ChatCompletion | undefined);
+        const completion = outcome.streamed ? outcome.assembly?.completion(outcome.usage) : (outcome.response as ChatCompletion | undefined);
         if (completion) await runtime.store.set(ctx.cacheKey, JSON.stringify(completion), ttlMs);
       },
     };
   },
 });
-
-/** A streamed text answer as a completion (tool-call streams are not cached). */
-function assembled(ctx: GatewayContext): ChatCompletion | undefined {
-  const outcome = ctx.outcome;
-  if (!outcome.text) return undefined;
-  return {
-    id: `chatcmpl-${ctx.id}`,
-    object: 'chat.completion',
-    created: Math.floor(ctx.startedAt / 1000),
-    model: ctx.body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: outcome.text }, finish_reason: 'stop' }],
-    usage: outcome.usage,
-  };
-}

@@ -11,6 +11,7 @@ import { observeChunks } from '../pipeline/observe-chunks.ts';
 import { rendererFor } from '../pipeline/render.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { callJson, openStream } from '../routing/call.ts';
+import { applyDefaultMaxTokens } from '../routing/fit.ts';
 import { relay } from '../routing/relay.ts';
 import { tryTargets } from '../routing/try-targets.ts';
 import schema from '../../schemas/plugins/upstream.schema.json' with { type: 'json' };
@@ -23,6 +24,8 @@ export default definePlugin({
     return {
       async handle(ctx) {
         if (ctx.targets.length === 0) throw modelNotFound(ctx.body.model);
+        // Here, not in route: quota reservations (rate-limit) count only what the client asked for.
+        applyDefaultMaxTokens(ctx.snapshot.config, ctx.body, ctx.targets);
         const renderer = rendererFor(ctx.endpoint);
         const options = { targets: ctx.targets, request: ctx.body };
         if (ctx.body.stream) {

@@ -91,8 +91,16 @@ class OutputState {
   }
 }
 
-/** The event sequence for one stream; errors become the failure events, never a throw. */
-export async function* responseEvents(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk>): AsyncGenerator<ResponseEvent> {
+/**
+ * The event sequence for one stream; errors become the failure events, never a throw.
+ * `beforeEnd` sees the final object before the closing event goes out (so a stored response
+ * can be read back as soon as the client has the end of the stream).
+ */
+export async function* responseEvents(
+  ctx: GatewayContext,
+  chunks: AsyncGenerator<ChatChunk>,
+  beforeEnd: (final: ResponseObject) => Promise<void> = async () => {},
+): AsyncGenerator<ResponseEvent> {
   const state = new OutputState();
   const base = () => responseSkeleton(ctx, 'in_progress');
   yield { type: 'response.created', response: { ...base(), status: 'in_progress' } };
@@ -114,6 +122,8 @@ export async function* responseEvents(ctx: GatewayContext, chunks: AsyncGenerato
   if (failure) {
     ctx.outcome.error = { code: failure.code, message: failure.message, type: failure.type };
     const failed: ResponseObject = { ...base(), status: 'failed', output: state.items, error: { code: failure.code, message: failure.message } };
+    ctx.outcome.response = failed; // logged (and stored) in the responses shape
+    await beforeEnd(failed);
     yield { type: 'response.failed', response: failed };
     // A top-level `error` object makes the SDK raise (it throws on any event whose data has one).
     yield { type: 'error', code: failure.code, message: failure.message, param: failure.param, error: failure.toJSON().error };
@@ -128,5 +138,7 @@ export async function* responseEvents(ctx: GatewayContext, chunks: AsyncGenerato
     output: state.items,
     usage: toResponseUsage(ctx.outcome.usage),
   };
+  ctx.outcome.response = done;
+  await beforeEnd(done);
   yield { type: done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: done };
 }

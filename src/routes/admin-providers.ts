@@ -9,16 +9,19 @@ import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec 
 import { assertValidResource } from '../management/validate-resource.ts';
 import { providerView } from '../management/views.ts';
 import type { ConfigWriter, Draft } from '../management/write-back.ts';
+import { ConfigReference } from '../management/yaml-edit.ts';
 import type { RouteDef } from './types.ts';
 
 const secretName = (id: string) => `provider_${id}_api_key`;
 
-/** Moves a clear api_key into the secrets file and leaves the reference in its place. */
+/**
+ * Moves a clear api_key into the secrets file and leaves the reference in its place. A key that
+ * looks like `${VAR}` is stored as those characters too: the API never reads the environment.
+ */
 function storeSecret(item: Record<string, unknown>, id: string, draft: Draft): void {
   if (typeof item.api_key !== 'string') return;
-  if (/^\$\{[^}]+\}$/.test(item.api_key)) return; // already a reference (${ENV} or ${secret:...})
   draft.secrets[secretName(id)] = item.api_key;
-  item.api_key = `\${secret:${secretName(id)}}`;
+  item.api_key = new ConfigReference(`\${secret:${secretName(id)}}`);
 }
 
 export const providersSpec: ResourceSpec<ProviderConfig> = {

@@ -24,8 +24,9 @@ async function prepare(fields: Record<string, unknown>, draft: Draft): Promise<R
     out.password_hash = await hashPassword(out.password);
     delete out.password;
   }
-  if (out.group !== undefined && out.group !== null && !draft.snapshot.groups.has(String(out.group))) {
-    throw invalidValue(`\`group\` names '${String(out.group)}', which is not a declared group.`, 'group');
+  if (out.group !== undefined && out.group !== null) {
+    if (typeof out.group !== 'string') throw invalidValue('`group` must be a group id (a string) or null.', 'group');
+    if (!draft.snapshot.groups.has(out.group)) throw invalidValue(`\`group\` names '${out.group}', which is not a declared group.`, 'group');
   }
   if (out.group === null) out.group = undefined; // removes the key on update
   return out;

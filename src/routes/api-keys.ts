@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../config/types.ts';
 import { hashApiKey } from '../config/keys.ts';
 import { ADMIN_ACCOUNT_ID } from '../config/checks.ts';
-import { forbidden, invalidValue, notFound } from '../pipeline/errors.ts';
+import { conflict, forbidden, invalidValue, notFound } from '../pipeline/errors.ts';
 import { isAdmin } from '../pipeline/principal.ts';
 import { nowIso, withoutReadOnly } from '../management/crud.ts';
 import { assertObjectBody, assertValidResource } from '../management/validate-resource.ts';
@@ -80,6 +80,10 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           if (account !== ADMIN_ACCOUNT_ID && !draft.snapshot.accounts.has(account)) {
             throw invalidValue(`\`account_id\` names '${account}', which is not a known account.`, 'account_id');
           }
+          const cap = draft.snapshot.config.management.max_keys_per_account;
+          if (draft.snapshot.config.keys.filter((k) => k.account === account).length >= cap) {
+            throw conflict(`Account '${account}' already has ${cap} API keys, the most one account may hold (management.max_keys_per_account). Delete one first.`, 'key_limit_reached');
+          }
           const item: Record<string, unknown> = {
             id,
             name: typeof body.name === 'string' ? body.name : id,
@@ -113,6 +117,8 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           else throw invalidValue(`\`${field}\` cannot be changed (name, status and permissions can).`, field);
         }
         assertValidResource('key', { ...withoutReadOnly({ ...existing }), ...fields });
+        // Validated merged, written as sent: the file's other permission fields keep their text.
+        if (fields.permissions) fields.permissions = body.permissions;
         await writer.change((draft) => {
           const node = itemAt(draft.doc, 'keys', id);
           if (!node) throw notFound(`No API key with id '${id}' in the configuration file.`);

@@ -12,6 +12,8 @@ import { createSignIn, type SignInClient, type SignInResult } from '../oauth/sig
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
 import { consentPage, errorPage, html, loginPage, secondFactorPage } from '../oauth/views.ts';
+import { accountLanguage } from '../i18n/account-language.ts';
+import { fromAcceptLanguage, type Language } from '../i18n/language.ts';
 import { interactionPath } from '../oauth/provider.ts';
 
 const FORM_LIMIT = 16 * 1024;
@@ -69,20 +71,30 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
     };
   }
 
-  async function load(event: H3Event): Promise<{ node: NodePair; details: Interaction; clientName: string; clientScope?: string } | Response> {
+  /**
+   * The signed-in account's language setting; before sign-in (the login and second-factor
+   * pages), the browser's Accept-Language.
+   */
+  async function pageLanguage(event: H3Event, details?: Interaction): Promise<Language> {
+    const accountId = details?.session?.accountId;
+    return accountId ? accountLanguage(runtime, accountId) : fromAcceptLanguage(event.req.headers.get('accept-language'));
+  }
+
+  async function load(event: H3Event): Promise<{ node: NodePair; details: Interaction; clientName: string; clientScope?: string; language: Language } | Response> {
     const node = nodePair(event);
-    if (!node) return html(errorPage('This server cannot run the authorization flow.'), 500);
+    if (!node) return html(errorPage(await pageLanguage(event), 'cannotRun'), 500);
     let details: Interaction;
     try {
       details = await provider.interactionDetails(node.req, node.res);
     } catch {
-      return html(errorPage('This sign-in request has expired or is unknown. Start again from the application.'), 400);
+      return html(errorPage(await pageLanguage(event), 'expired'), 400);
     }
+    const language = await pageLanguage(event, details);
     const uid = event.context.params?.uid;
-    if (details.uid !== uid) return html(errorPage('This sign-in request does not match your browser session. Start again.'), 400);
+    if (details.uid !== uid) return html(errorPage(language, 'sessionMismatch'), 400);
     const client = await provider.Client.find(String(details.params.client_id));
-    if (!client) return html(errorPage('The application is no longer registered.'), 400);
-    return { node, details, clientName: client.clientName ?? client.clientId, clientScope: client.scope };
+    if (!client) return html(errorPage(language, 'clientGone'), 400);
+    return { node, details, clientName: client.clientName ?? client.clientId, clientScope: client.scope, language };
   }
 
   function accountLabel(details: Interaction): string {
@@ -93,24 +105,24 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
   async function show(event: H3Event): Promise<Response> {
     const loaded = await load(event);
     if (loaded instanceof Response) return loaded;
-    const { details, clientName, clientScope } = loaded;
+    const { details, clientName, clientScope, language } = loaded;
     const action = interactionPath(details.uid);
     if (details.prompt.name === 'login') {
-      if (await runtime.store.get(secondFactorKey(details.uid))) return html(secondFactorPage({ action, clientName }));
-      return html(loginPage({ action, clientName }));
+      if (await runtime.store.get(secondFactorKey(details.uid))) return html(secondFactorPage({ language, action, clientName }));
+      return html(loginPage({ language, action, clientName }));
     }
     if (details.prompt.name === 'consent') {
-      return html(consentPage({ action, clientName, account: accountLabel(details), scopes: requestedScopes(details, clientScope) }));
+      return html(consentPage({ language, action, clientName, account: accountLabel(details), scopes: requestedScopes(details, clientScope) }));
     }
-    return html(errorPage(`Unsupported step: ${details.prompt.name}.`), 400);
+    return html(errorPage(language, 'unsupportedStep'), 400);
   }
 
   async function submit(event: H3Event): Promise<Response> {
     const loaded = await load(event);
     if (loaded instanceof Response) return loaded;
-    const { node, details, clientName, clientScope } = loaded;
+    const { node, details, clientName, clientScope, language } = loaded;
     const form = await readForm(event.req);
-    if (!form) return html(errorPage('The form is too large.'), 413);
+    if (!form) return html(errorPage(language, 'formTooLarge'), 413);
     const action = form.get('action') ?? details.prompt.name;
     const self = interactionPath(details.uid);
 
@@ -131,34 +143,34 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
 
       if (action === 'second-factor') {
         const accountId = await runtime.store.get(secondFactorKey(details.uid));
-        if (!accountId) return html(loginPage({ action: self, clientName, error: 'Sign in again.' }), 400);
+        if (!accountId) return html(loginPage({ language, action: self, clientName, error: 'signInAgain' }), 400);
         const result = await signIn.withSecondFactor(accountId, (form.get('code') ?? '').trim(), client);
         if (result.kind === 'signed-in') return finish(result);
-        if (result.kind === 'refused') return html(secondFactorPage({ action: self, clientName, error: result.message }), result.status);
-        return html(errorPage('Unexpected sign-in step.'), 400);
+        if (result.kind === 'refused') return html(secondFactorPage({ language, action: self, clientName, error: result.error }), result.status);
+        return html(errorPage(language, 'stepMismatch'), 400);
       }
 
       if (action === 'email-code') {
         const limited = email ? await signIn.mailCode(email, client) : null;
-        if (limited?.kind === 'refused') return html(loginPage({ action: self, clientName, email, error: limited.message, offerCode: true }), limited.status);
-        return html(loginPage({ action: self, clientName, email, offerCode: true, error: 'If this email has an account, a sign-in code is on its way. Enter it with your password.' }));
+        if (limited?.kind === 'refused') return html(loginPage({ language, action: self, clientName, email, error: limited.error, offerCode: true }), limited.status);
+        return html(loginPage({ language, action: self, clientName, email, offerCode: true, codeSent: true }));
       }
 
       const password = form.get('password') ?? '';
       const code = (form.get('code') ?? '').trim() || null;
-      if (!email || !password) return html(loginPage({ action: self, clientName, email, error: 'Enter your email and password.' }), 400);
+      if (!email || !password) return html(loginPage({ language, action: self, clientName, email, error: 'missingCredentials' }), 400);
       const result = await signIn.withPassword(email, password, code, client);
       if (result.kind === 'signed-in') return finish(result);
       if (result.kind === 'second-factor') {
         await runtime.store.set(secondFactorKey(details.uid), result.accountId, SECOND_FACTOR_TTL_MS);
-        return html(secondFactorPage({ action: self, clientName }));
+        return html(secondFactorPage({ language, action: self, clientName }));
       }
-      return html(loginPage({ action: self, clientName, email, error: result.message, offerCode: result.offerCode }), result.status);
+      return html(loginPage({ language, action: self, clientName, email, error: result.error, offerCode: result.offerCode }), result.status);
     }
 
     if (action === 'consent' && details.prompt.name === 'consent') {
       const accountId = details.session?.accountId;
-      if (!accountId) return html(errorPage('Sign in first.'), 400);
+      if (!accountId) return html(errorPage(language, 'signInFirst'), 400);
       const clientId = String(details.params.client_id);
       const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
       const grant = existing ?? new provider.Grant({ accountId, clientId });
@@ -170,7 +182,7 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
       return redirect(to);
     }
 
-    return html(errorPage('This step does not match the sign-in request. Start again.'), 400);
+    return html(errorPage(language, 'stepMismatch'), 400);
   }
 
   return { show, submit };

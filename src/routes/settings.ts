@@ -5,7 +5,8 @@
  * read:user / write:user.
  */
 import { loadSettings } from '../auth/account-policy.ts';
-import { serviceUnavailable } from '../pipeline/errors.ts';
+import { isConvertible } from '../logs/currency.ts';
+import { invalidValue, serviceUnavailable } from '../pipeline/errors.ts';
 import type { SettingsService } from '../settings/service.ts';
 import { validateSettingsPatch } from '../settings/validate.ts';
 import { defineRoutes } from './types.ts';
@@ -25,6 +26,11 @@ export const settingsRoutes = defineRoutes([
     access: 'key',
     async handler({ runtime, principal, body }) {
       const patch = validateSettingsPatch(body);
+      const billing = runtime.snapshot.config.billing;
+      const currency = patch.account?.currency;
+      if (currency && !isConvertible(billing, currency)) {
+        throw invalidValue(`account.currency ${currency} has no exchange rate: prices are in ${billing.currency} (an operator adds the rate under billing.exchange_rates).`, 'account.currency');
+      }
       const service = runtime.services.settings as SettingsService | undefined;
       if (!service?.update) throw serviceUnavailable('Settings cannot be changed on this gateway.', 'settings_unavailable');
       return service.update(principal.accountId, patch, runtime.snapshot.config.settings);

@@ -1,10 +1,11 @@
 /**
  * Statistics (spec 4.7, 2.8) over the log store's rollups. Admins see every account; any other
  * caller only its own (CONTRACT). Days are local to the caller's account timezone and the cost
- * is labelled with its currency. Scopes (OAuth tokens): read:api for usage and models,
+ * is in its currency (converted from the prices' at the configured rate). Scopes (OAuth tokens): read:api for usage and models,
  * read:billing for cost and export.
  */
 import { loadSettings } from '../auth/account-policy.ts';
+import { costCurrency } from '../logs/currency.ts';
 import { invalidValue } from '../pipeline/errors.ts';
 import { isAdmin } from '../pipeline/principal.ts';
 import { costStats, exportStatistics, modelStats, parseStatsQuery, usageStats } from '../stats/index.ts';
@@ -19,7 +20,7 @@ async function statsQuery({ runtime, principal, query }: ApiContext): Promise<St
   const settings = await loadSettings(runtime, runtime.snapshot, principal);
   return parseStatsQuery(query, {
     timezone: settings.account.timezone,
-    currency: settings.account.currency,
+    ...costCurrency(runtime.snapshot.config.billing, settings.account.currency),
     account_id: isAdmin(principal) ? undefined : principal.accountId,
   });
 }

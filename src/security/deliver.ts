@@ -5,6 +5,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { fetch } from 'undici';
 import type { GatewayConfig } from '../config/types.ts';
+import { emailTexts } from '../i18n/emails.ts';
+import type { Language } from '../i18n/language.ts';
 import { serviceUnavailable } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
 
@@ -35,18 +37,20 @@ export function createDelivery(logger: Logger) {
       }
     },
 
-    email(config: GatewayConfig, to: string, code: string, minutes: number): Promise<void> {
-      return this.mail(config, to, 'Your verification code', `Your verification code is ${code}. It expires in ${minutes} minutes.\nIf you did not ask for it, ignore this message.`);
+    /** A verification code, in `language`. */
+    email(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
+      const texts = emailTexts(language);
+      return this.mail(config, to, texts.codeSubject, texts.codeText(code, minutes));
     },
 
-    async sms(config: GatewayConfig, to: string, code: string, minutes: number): Promise<void> {
+    async sms(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
       if (!config.sms) throw serviceUnavailable('SMS codes are not available: configure sms {webhook_url} in gateway.yaml.', 'sms_not_configured');
       let ok = false;
       try {
         const response = await fetch(config.sms.webhook_url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ to, message: `Your verification code is ${code}. It expires in ${minutes} minutes.` }),
+          body: JSON.stringify({ to, message: emailTexts(language).codeSms(code, minutes) }),
           signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         });
         ok = response.ok;

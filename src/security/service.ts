@@ -7,6 +7,8 @@
  * redemption), `gw:sec:totp-tries:<account>` (second-factor tries since the last right one).
  */
 import { randomUUID } from 'node:crypto';
+import { accountLanguage } from '../i18n/account-language.ts';
+import { emailTexts, type LoginAlertFigures } from '../i18n/emails.ts';
 import type { Runtime } from '../runtime.ts';
 import { conflict, GatewayError, rateLimited } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
@@ -150,8 +152,9 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
       const now = service.now();
       const config = runtime.snapshot.config;
       if (type !== 'totp') {
+        const language = await accountLanguage(runtime, account);
         const pending = await sendOneTimeCode(account, type, recipient, now, (code, minutes) =>
-          type === 'email' ? delivery.email(config, recipient, code, minutes) : delivery.sms(config, recipient, code, minutes));
+          type === 'email' ? delivery.email(config, recipient, code, minutes, language) : delivery.sms(config, recipient, code, minutes, language));
         return { success: true, type, recipient: maskRecipient(recipient), expires_at: new Date(pending.expires_at).toISOString() };
       }
       const previous = await readCode(account, type);
@@ -219,11 +222,12 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
       return publicStatus(await updateState(account, { login_alerts_enabled: enabled }));
     },
 
-    /** Mails a one-time sign-in code (the way through a locked sign-in form). */
+    /** Mails a one-time sign-in code (the way through a locked sign-in form), in the account's language. */
     async sendSignInCode(account: string, email: string): Promise<void> {
       const config = runtime.snapshot.config;
+      const texts = emailTexts(await accountLanguage(runtime, account));
       await sendOneTimeCode(account, 'sign-in', email, service.now(), (code, minutes) =>
-        delivery.mail(config, email, 'Your sign-in code', `Your sign-in code is ${code}. It expires in ${minutes} minutes.\nSomeone (hopefully you) could not sign in because of many failed attempts on your account. If it was not you, change your password.`));
+        delivery.mail(config, email, texts.signInCodeSubject, texts.signInCodeText(code, minutes)));
     },
 
     /** True when `code` is the pending sign-in code (single use, 5 wrong tries void it); false otherwise. */
@@ -236,11 +240,14 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
       }
     },
 
-    /** Mails `text` to the account's address (login alerts); failures are logged, never thrown. */
-    async notify(email: string, subject: string, text: string): Promise<void> {
-      await delivery.mail(runtime.snapshot.config, email, subject, text).catch((error: unknown) => {
+    /** Mails a login alert to the account's address, in its language; failures are logged, never thrown. */
+    async loginAlert(account: string, email: string, figures: LoginAlertFigures): Promise<void> {
+      try {
+        const texts = emailTexts(await accountLanguage(runtime, account));
+        await delivery.mail(runtime.snapshot.config, email, texts.loginAlertSubject, texts.loginAlertText(figures));
+      } catch (error) {
         logger.warn('security notification not sent', { error: String(error) });
-      });
+      }
     },
 
     close() {

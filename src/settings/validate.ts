@@ -5,12 +5,17 @@
  */
 import { isIpOrCidr } from '../auth/ip-match.ts';
 import type { AccountSettings } from '../config/types.ts';
+import { LANGUAGES, supportedLanguage } from '../i18n/language.ts';
 import { GatewayError, invalidBody, invalidValue } from '../pipeline/errors.ts';
 
 /** A partial settings object: some groups, some of their fields. */
 export type SettingsPatch = { [G in keyof AccountSettings]?: Partial<AccountSettings[G]> };
 
 type Check = (value: unknown, field: string) => unknown;
+
+/** The bounds gateway.yaml's schema gives names and lists, so stored settings stay small too. */
+const MAX_NAME = 256;
+const MAX_LIST = 1000;
 
 const timeZones = new Set(Intl.supportedValuesOf('timeZone'));
 const currencies = new Set(Intl.supportedValuesOf('currency'));
@@ -37,13 +42,18 @@ const currency: Check = (v, f) => {
   return v;
 };
 
+/** A BCP 47 tag of a language the emails and OAuth pages are written in (src/i18n). */
 const language: Check = (v, f) => {
-  if (typeof v !== 'string' || !v) throw invalidValue(`${f} must be a BCP 47 language tag, e.g. en or zh-CN.`, f);
+  const wrong = () => invalidValue(`${f} must be a BCP 47 language tag of a supported language (${LANGUAGES.join(', ')}), e.g. en or zh-CN.`, f);
+  if (typeof v !== 'string' || !v || v.length > 64) throw wrong();
+  let canonical: string | undefined;
   try {
-    return Intl.getCanonicalLocales(v)[0];
+    canonical = Intl.getCanonicalLocales(v)[0];
   } catch {
-    throw invalidValue(`${f} must be a BCP 47 language tag, e.g. en or zh-CN.`, f);
+    throw wrong();
   }
+  if (!supportedLanguage(canonical)) throw wrong();
+  return canonical;
 };
 
 const temperature: Check = (v, f) => {
@@ -53,12 +63,12 @@ const temperature: Check = (v, f) => {
 
 const modelName: Check = (v, f) => {
   if (v === null) return null;
-  if (typeof v !== 'string') throw invalidValue(`${f} must be a model id or null.`, f);
+  if (typeof v !== 'string' || v.length > MAX_NAME) throw invalidValue(`${f} must be a model id (at most ${MAX_NAME} characters) or null.`, f);
   return v.trim() === '' ? null : v;
 };
 
 const ipList: Check = (v, f) => {
-  if (!Array.isArray(v)) throw invalidValue(`${f} must be an array of IP addresses or CIDR ranges.`, f);
+  if (!Array.isArray(v) || v.length > MAX_LIST) throw invalidValue(`${f} must be an array of at most ${MAX_LIST} IP addresses or CIDR ranges.`, f);
   return v.map((entry, i) => {
     if (typeof entry !== 'string' || !isIpOrCidr(entry.trim())) {
       throw invalidValue(`${f}[${i}] must be an IP address or CIDR range, e.g. 203.0.113.7 or 10.0.0.0/8.`, `${f}[${i}]`);

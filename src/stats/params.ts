@@ -4,7 +4,7 @@
  */
 import { invalidValue } from '../pipeline/errors.ts';
 import type { GroupBy, StatsQuery } from './query.ts';
-import { isValidDate, isValidTimeZone, localDate } from './time.ts';
+import { FIRST_DATE, isValidDate, isValidTimeZone, LAST_DATE, localDate } from './time.ts';
 
 const GROUPS: readonly GroupBy[] = ['day', 'month', 'model'];
 const DAY = 86_400_000;
@@ -16,8 +16,10 @@ export interface StatsScope {
   timezone: string;
   /** Undefined for an admin looking at all accounts. */
   account_id?: string;
-  /** The account's settlement currency (label of the cost result). */
+  /** The currency costs are shown in (label of the cost result). */
   currency?: string;
+  /** Factor from the ledger's currency to `currency` (null or absent: none). */
+  rate?: string | null;
   /** Injectable clock for the default dates. */
   now?: number;
 }
@@ -28,9 +30,9 @@ export function parseStatsQuery(params: URLSearchParams | Record<string, string 
   if (!isValidTimeZone(scope.timezone)) throw invalidValue(`Unknown timezone '${scope.timezone}'.`, 'timezone');
   const now = scope.now ?? Date.now();
   const end = get('end_date') ?? localDate(now, scope.timezone);
-  if (!isValidDate(end)) throw invalidValue('end_date must be a date written YYYY-MM-DD.', 'end_date');
+  if (!isValidDate(end)) throw invalidValue(`end_date must be a date written YYYY-MM-DD, from ${FIRST_DATE} to ${LAST_DATE}.`, 'end_date');
   const start = get('start_date') ?? shift(end, -29);
-  if (!isValidDate(start)) throw invalidValue('start_date must be a date written YYYY-MM-DD.', 'start_date');
+  if (!isValidDate(start)) throw invalidValue(`start_date must be a date written YYYY-MM-DD, from ${FIRST_DATE} to ${LAST_DATE}.`, 'start_date');
   if (start > end) throw invalidValue('start_date must not be after end_date.', 'start_date');
   if ((Date.parse(end) - Date.parse(start)) / DAY + 1 > MAX_RANGE_DAYS) {
     throw invalidValue(`The date range may span at most ${MAX_RANGE_DAYS} days.`, 'start_date');
@@ -45,6 +47,7 @@ export function parseStatsQuery(params: URLSearchParams | Record<string, string 
     api_key_id: get('api_key_id'),
     account_id: scope.account_id,
     currency: scope.currency,
+    rate: scope.rate ?? null,
   };
 }
 

@@ -12,6 +12,7 @@
  * - Zones whose offset is not a multiple of 15 minutes (only historical ones) are bucketed at
  *   15-minute resolution: a bucket belongs to the day in which it starts.
  */
+import { convertScaled } from '../logs/currency.ts';
 import { decimalToNumber, fromScaled, toScaled } from '../logs/decimal.ts';
 import type { LogStore, RollupRow } from '../logs/types.ts';
 import { dayBoundaries } from './time.ts';
@@ -27,8 +28,10 @@ export interface StatsQuery {
   api_key_id?: string;
   /** Undefined: all accounts (admin). */
   account_id?: string;
-  /** Label of the cost result (the account's settlement currency). */
+  /** Label of the cost result (the account's settlement currency, when it has a rate). */
   currency?: string;
+  /** Factor from the ledger's currency (the prices') to `currency`; null or absent: none. */
+  rate?: string | null;
 }
 
 export interface UsageTotals {
@@ -95,9 +98,9 @@ export async function costStats(store: LogStore, q: StatsQuery): Promise<CostRes
   for (const [key, a] of groups) {
     input += a.input;
     output += a.output;
-    data.push({ ...label(q.group_by, key), ...costs(a.input, a.output) } as CostRow);
+    data.push({ ...label(q.group_by, key), ...costs(a.input, a.output, q.rate) } as CostRow);
   }
-  const sum = costs(input, output);
+  const sum = costs(input, output, q.rate);
   return {
     object: 'cost',
     currency: q.currency ?? 'CNY',
@@ -115,7 +118,7 @@ export async function modelStats(store: LogStore, q: StatsQuery): Promise<ModelU
     model,
     request_count: a.request_count,
     total_tokens: a.total_tokens,
-    cost: costs(a.input, a.output).total_cost,
+    cost: costs(a.input, a.output, q.rate).total_cost,
     percentage: allTokens > 0 ? Math.round((a.total_tokens * 10_000) / allTokens) / 100 : 0,
   }));
   data.sort((x, y) => y.total_tokens - x.total_tokens || (x.model < y.model ? -1 : x.model > y.model ? 1 : 0));
@@ -181,11 +184,12 @@ function avg(a: Acc): number {
   return a.request_count > 0 ? Math.round(a.latency_sum / a.request_count) : 0;
 }
 
-function costs(input: bigint, output: bigint) {
+/** Amounts in the shown currency: summed exactly in the ledger's, then converted once. */
+function costs(input: bigint, output: bigint, rate: string | null = null) {
   return {
-    input_cost: decimalToNumber(fromScaled(input)),
-    output_cost: decimalToNumber(fromScaled(output)),
-    total_cost: decimalToNumber(fromScaled(input + output)),
+    input_cost: decimalToNumber(fromScaled(convertScaled(input, rate))),
+    output_cost: decimalToNumber(fromScaled(convertScaled(output, rate))),
+    total_cost: decimalToNumber(fromScaled(convertScaled(input + output, rate))),
   };
 }
 

@@ -7,6 +7,9 @@
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The dates statistics accept: `YYYY-MM-DD` from the epoch's year to the end of 2999. */
+export const FIRST_DATE = '1970-01-01';
+export const LAST_DATE = '2999-12-31';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -20,10 +23,12 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
-/** True when `date` is a real calendar date written `YYYY-MM-DD`. */
+/** True when `date` is a real calendar date written `YYYY-MM-DD`, from FIRST_DATE to LAST_DATE. */
 export function isValidDate(date: string): boolean {
   const m = DATE_RE.exec(date);
-  if (!m) return false;
+  // Bounded so that day arithmetic (the day after, a month's start) stays within what Date and
+  // Intl can write back as YYYY-MM-DD.
+  if (!m || date < FIRST_DATE || date > LAST_DATE) return false;
   const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return new Date(t).toISOString().slice(0, 10) === date;
 }

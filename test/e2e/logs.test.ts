@@ -196,4 +196,29 @@ describe('call logs', () => {
     expect(detail.request_tokens).toBeGreaterThan(0);
     expect(detail.error_code).toBeTruthy();
   });
+
+  it('logs a streamed tool call whole, in the shape of a non-streamed answer', async () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    const streamed = await chat(OTHER_KEY, { model: 'gpt-4o-mini', stream: true, tools, messages: [{ role: 'user', content: 'Paris' }] });
+    expect(await streamed.text()).toContain('[DONE]');
+    const plain = await chat(OTHER_KEY, { model: 'gpt-4o-mini', tools, messages: [{ role: 'user', content: 'Paris' }] });
+    const whole = (await plain.json()) as any;
+    await waitForLogs(9);
+    const [newest, previous] = (await admin('/v1/admin/logs?api_key_id=other-key&page_size=2')).body.data;
+    const logged = (await admin(`/v1/admin/logs/${previous.id}`)).body;
+    expect(logged.stream).toBe(true);
+    const call = { id: expect.stringMatching(/^call_mock/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    expect(logged.response).toEqual({
+      id: expect.any(String),
+      object: 'chat.completion',
+      created: expect.any(Number),
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }],
+      usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
+    });
+    // The same fields a non-streamed call logs.
+    const unstreamed = (await admin(`/v1/admin/logs/${newest.id}`)).body.response;
+    expect(unstreamed).toEqual(whole);
+    expect(unstreamed.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' });
+  });
 });

@@ -121,6 +121,40 @@ describe('OAuth authorization server (memory store)', () => {
     expect(unknown.status).toBe(401);
   });
 
+  it("shows the pages in the browser's language before sign-in, then in the account's", async () => {
+    const url = authorizeUrl(gw.base, { scope: 'read:user', state: 'lang' });
+    const chinese = new Browser();
+    let response = await chinese.request(url, { headers: { 'accept-language': 'fr;q=1, zh-CN;q=0.8, en;q=0.5' } });
+    while (response.status >= 300 && response.status < 400) response = await chinese.request(new URL(response.headers.get('location')!, url).href, { headers: { 'accept-language': 'zh-CN' } });
+    const login = await response.text();
+    expect(login).toContain('<html lang="zh-CN">');
+    expect(login).toContain('<h1>登录</h1>');
+    expect(login).toContain('<label for="password">密码</label>');
+    const english = await authorize(url, ALICE);
+    expect(english.browser.pages[0].body).toContain('<h1>Sign in</h1>');
+    expect(english.browser.pages.at(-1)!.body).toContain('<h1>Authorize access</h1>');
+
+    // The account chooses Chinese: its consent page (shown once it is signed in) follows.
+    const code = await codeFor(gw.base, 'write:user');
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, client_id: DASHBOARD.id, client_secret: DASHBOARD.secret, redirect_uri: REDIRECT });
+    const put = await fetch(`${gw.base}/v1/settings`, {
+      method: 'PUT',
+      headers: { ...bearer(token.body.access_token as string), 'content-type': 'application/json' },
+      body: JSON.stringify({ account: { language: 'zh-CN' } }),
+    });
+    expect(put.status).toBe(200);
+    const flow = await authorize(authorizeUrl(gw.base, { scope: 'read:billing', state: 'lang2' }), ALICE);
+    const consent = flow.browser.pages.find((p) => /value="consent"/.test(p.body))!.body;
+    expect(consent).toContain('<h1>授权访问</h1>');
+    expect(consent).toContain('<code>read:billing</code>: 读取您的账单信息（费用、导出）');
+    expect(consent).toContain('请求访问您的账户 <strong>alice@example.com</strong>');
+    await fetch(`${gw.base}/v1/settings`, {
+      method: 'PUT',
+      headers: { ...bearer(token.body.access_token as string), 'content-type': 'application/json' },
+      body: JSON.stringify({ account: { language: 'en' } }),
+    });
+  });
+
   it('gates the management API by the token\'s scopes (CONTRACT "Identity")', async () => {
     const code = await codeFor(gw.base, 'read:user read:api');
     const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, DASHBOARD);

@@ -7,7 +7,7 @@ import { Secret, TOTP, URI } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityService } from '../../src/security/service.ts';
 import { startTestGateway, MASTER_KEY, type TestGateway } from '../_setup.ts';
-import { startSmtpCapture, type SmtpCapture } from '../smtp-capture.ts';
+import { startSmtpCapture, subjectOf, type SmtpCapture } from '../smtp-capture.ts';
 
 const ALICE_KEY = 'sk-bf-sec-alice-0000000000000000000000000000';
 const BOB_KEY = 'sk-bf-sec-bob-00000000000000000000000000000';
@@ -168,6 +168,26 @@ describe('security verification', () => {
     const ok = await call('POST', '/v1/security/verify', ALICE_KEY, { type: 'sms', code });
     expect(ok.body).toMatchObject({ success: true, verified: true });
     expect((await call('GET', '/v1/security/status', ALICE_KEY)).body.phone_verified).toBe(true);
+  });
+
+  it("writes the code email and SMS in the account's language", async () => {
+    expect((await call('PUT', '/v1/settings', BOB_KEY, { account: { language: 'zh-CN' } })).status).toBe(200);
+    try {
+      advance(31_000); // past any resend interval left by earlier tests
+      const sms_before = sms.messages.length;
+      expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'sms', recipient: '+8613800000000' })).status).toBe(200);
+      expect(sms.messages.slice(sms_before).at(-1)!.message).toMatch(/^您的验证码是 \d{6}，10 分钟内有效。$/);
+      const before = smtp.mails.length;
+      expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'email', recipient: 'bob.zh@example.com' })).status).toBe(200);
+      const mail = await smtp.waitFor('bob.zh@example.com', before);
+      expect(subjectOf(mail.data)).toBe('您的验证码');
+    } finally {
+      await call('PUT', '/v1/settings', BOB_KEY, { account: { language: 'en' } });
+    }
+    advance(62_000);
+    const before = smtp.mails.length;
+    expect((await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'email', recipient: 'bob.en@example.com' })).status).toBe(200);
+    expect(subjectOf((await smtp.waitFor('bob.en@example.com', before)).data)).toBe('Your verification code');
   });
 
   it('voids a code after 5 wrong tries: even the right code is then refused with code_expired', async () => {

@@ -68,8 +68,12 @@ describe('settings', () => {
       [{ account: { timezone: 42 } }, 'account.timezone'],
       [{ account: { currency: 'XYZ' } }, 'account.currency'],
       [{ account: { currency: 'usd' } }, 'account.currency'],
+      // A real currency, but prices are in CNY and the config gives no rate for it.
+      [{ account: { currency: 'EUR' } }, 'account.currency'],
       [{ account: { language: 'not a tag!' } }, 'account.language'],
       [{ account: { language: '' } }, 'account.language'],
+      // Well formed, but emails and OAuth pages are written in English and Chinese only.
+      [{ account: { language: 'fr' } }, 'account.language'],
       [{ notifications: { balance_threshold: -1 } }, 'notifications.balance_threshold'],
       [{ notifications: { balance_threshold: '5' } }, 'notifications.balance_threshold'],
       [{ notifications: { email_usage_alert: 'yes' } }, 'notifications.email_usage_alert'],

@@ -11,7 +11,7 @@ import type { SecurityService } from '../../src/security/service.ts';
 import { freePort } from '../_process.ts';
 import { startTestGateway, type TestGateway } from '../_setup.ts';
 import { ALICE, authorize, authorizeUrl, Browser } from '../oauth-browser.ts';
-import { startSmtpCapture, type SmtpCapture } from '../smtp-capture.ts';
+import { startSmtpCapture, subjectOf, textOf, type SmtpCapture } from '../smtp-capture.ts';
 
 const ALICE_KEY = 'sk-bf-signin-alice-000000000000000000000000';
 const CAROL_KEY = 'sk-bf-signin-carol-000000000000000000000000';
@@ -141,6 +141,45 @@ describe('second factor at sign-in and trusted devices', () => {
     expect((await login(browser, await openForm(browser), ALICE)).callback).not.toBeNull();
     expect((await smtp.waitFor('alice@example.com', known)).data).toContain('10.2.0.2');
     expect((await api('PUT', '/v1/security/login-alerts', ALICE_KEY, { enabled: false })).status).toBe(200);
+  });
+
+  it("writes the sign-in pages in the browser's language, the login alert and the sign-in code in the account's", async () => {
+    const enrol = await api('POST', '/v1/security/send-code', CAROL_KEY, { type: 'totp' });
+    const nextCode = authenticator(enrol.body.otpauth_url);
+    expect((await api('POST', '/v1/security/verify', CAROL_KEY, { type: 'totp', code: nextCode() })).body.verified).toBe(true);
+    expect((await api('PUT', '/v1/settings', CAROL_KEY, { account: { language: 'zh-CN' } })).status).toBe(200);
+    expect((await api('PUT', '/v1/security/login-alerts', CAROL_KEY, { enabled: true })).status).toBe(200);
+    try {
+      const browser = new Browser({ 'x-forwarded-for': '10.6.0.1', 'user-agent': 'ZhBrowser/1.0', 'accept-language': 'zh-CN,zh;q=0.9' });
+      const form = await openForm(browser);
+      const wrong = await login(browser, form, { ...CAROL, password: 'not the password' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toContain('邮箱或密码错误。');
+      const asked = await login(browser, form, CAROL);
+      expect(asked.body).toContain('<h1>双重验证</h1>');
+      expect(asked.body).toContain('<button type="submit">验证</button>');
+      const wrongCode = await submit(browser, form, { action: 'second-factor', code: '000000' });
+      expect(wrongCode.status).toBe(401);
+      expect(wrongCode.body).toContain('验证码错误。');
+      const before = smtp.mails.length;
+      expect((await submit(browser, form, { action: 'second-factor', code: nextCode() })).callback).not.toBeNull();
+      const alert = await smtp.waitFor('carol@example.com', before);
+      expect(subjectOf(alert.data)).toBe('您的账户有新的登录');
+      expect(textOf(alert.data)).toContain('地址：10.6.0.1');
+
+      // The way past a locked email: the page offers it in the browser's language, the mail is in the account's.
+      const other = new Browser({ 'x-forwarded-for': '10.6.0.2', 'accept-language': 'zh-CN' });
+      const mailed = await submit(other, await openForm(other), { action: 'email-code', email: CAROL.email });
+      expect(mailed.body).toContain('通过邮件发送登录码');
+      expect(mailed.body).toContain('登录码已发出');
+      const code = await smtp.waitFor('carol@example.com', smtp.mails.indexOf(alert) + 1);
+      expect(subjectOf(code.data)).toBe('您的登录码');
+      expect(textOf(code.data)).toMatch(/^您的登录码是 \d{6}，10 分钟内有效。/);
+    } finally {
+      await api('PUT', '/v1/security/login-alerts', CAROL_KEY, { enabled: false });
+      await api('PUT', '/v1/settings', CAROL_KEY, { account: { language: 'en' } });
+      await api('POST', '/v1/security/two-factor/disable', CAROL_KEY, { code: nextCode() });
+    }
   });
 });
 

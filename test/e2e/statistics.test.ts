@@ -88,7 +88,7 @@ describe('statistics', () => {
     expect(total).toBeCloseTo(100, 6);
   });
 
-  it('days and months follow the account timezone (Asia/Shanghai) and the cost its currency', async () => {
+  it('days and months follow the account timezone (Asia/Shanghai) and the cost its currency, converted at the configured rate', async () => {
     await putSettings({ account: { timezone: 'Asia/Shanghai', currency: 'USD' } });
     const usage = await get('/v1/statistics/usage?start_date=2025-03-10&end_date=2025-04-01');
     expect(usage.body.data).toEqual([
@@ -100,13 +100,16 @@ describe('statistics', () => {
     const months = await get('/v1/statistics/usage?start_date=2025-03-01&end_date=2025-04-30&group_by=month');
     expect(months.body.data).toEqual([usageRow('2025-03', 1310, 170, 4, 363), usageRow('2025-04', 1, 2, 1, 10)]);
     const cost = await get('/v1/statistics/cost?start_date=2025-03-10&end_date=2025-04-01');
+    // The ledger is in CNY (the prices' currency); USD is shown at billing.exchange_rates.USD = 0.14.
     expect(cost.body.currency).toBe('USD');
     expect(cost.body.data).toEqual([
-      { date: '2025-03-10', input_cost: 0.1, output_cost: 0.1, total_cost: 0.2 },
-      { date: '2025-03-11', input_cost: 0.25, output_cost: 0.5, total_cost: 0.75 },
+      { date: '2025-03-10', input_cost: 0.014, output_cost: 0.014, total_cost: 0.028 },
+      { date: '2025-03-11', input_cost: 0.035, output_cost: 0.07, total_cost: 0.105 },
       { date: '2025-03-12', input_cost: 0, output_cost: 0, total_cost: 0 },
-      { date: '2025-04-01', input_cost: 0.000001, output_cost: 0.000002, total_cost: 0.000003 },
+      { date: '2025-04-01', input_cost: 0, output_cost: 0, total_cost: 0 },
     ]);
+    const models = await get('/v1/statistics/models?start_date=2025-03-10&end_date=2025-03-10');
+    expect(models.body.data).toEqual([expect.objectContaining({ model: 'gpt-4o-mini', cost: 0.028 })]);
     // One local day only: 2025-03-11 in Shanghai is B and C.
     const oneDay = await get('/v1/statistics/usage?start_date=2025-03-11&end_date=2025-03-11');
     expect(oneDay.body.summary).toEqual({ total_tokens: 330, prompt_tokens: 210, completion_tokens: 120, request_count: 2 });

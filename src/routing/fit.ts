@@ -1,0 +1,112 @@
+/**
+ * What a request needs from the model that serves it, checked before any upstream call: the
+ * gateway's feature switches (`features.*`), and each model config's declared `capabilities`
+ * and `context_length`. A target that cannot serve the request is dropped, so a fallback that
+ * can is tried; when none can, the request is refused with a 400 naming the reason.
+ */
+import type { GatewayConfig } from '../config/types.ts';
+import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
+import { capabilityNotSupported, contextLengthExceeded, featureDisabled, type GatewayError } from '../pipeline/errors.ts';
+import type { ChatRequest } from '../providers/openai-types.ts';
+import type { Target } from '../providers/types.ts';
+
+/** Capabilities a request can need (the names model configs declare in `capabilities`). */
+export type Capability = 'function_calling' | 'vision' | 'json_mode';
+
+const NEED: Record<Capability, { what: string; param: string }> = {
+  function_calling: { what: 'tools (function calling)', param: 'tools' },
+  vision: { what: 'image input (vision)', param: 'messages' },
+  json_mode: { what: 'JSON mode (response_format)', param: 'response_format' },
+};
+
+export function requiredCapabilities(body: ChatRequest): Capability[] {
+  const needed: Capability[] = [];
+  if (body.tools?.length || (Array.isArray(body.functions) && body.functions.length)) needed.push('function_calling');
+  if (body.messages?.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url'))) needed.push('vision');
+  const format = body.response_format?.type;
+  if (format === 'json_object' || format === 'json_schema') needed.push('json_mode');
+  return needed;
+}
+
+/** Refuses what the gateway has switched off, whatever the model. */
+function checkFeatures(features: GatewayConfig['features'], body: ChatRequest, needed: Capability[]) {
+  if (body.stream && !features.streaming) throw featureDisabled('Streaming is turned off on this gateway.', 'stream');
+  for (const capability of ['function_calling', 'vision'] as const) {
+    if (needed.includes(capability) && !features[capability]) throw featureDisabled(`${NEED[capability].what} is turned off on this gateway.`, NEED[capability].param);
+  }
+}
+
+/** The completion allowance the client asked for (0 when it named none). */
+function completionTokens(body: ChatRequest): number {
+  const asked = body.max_completion_tokens ?? body.max_tokens;
+  return typeof asked === 'number' && asked > 0 ? asked : 0;
+}
+
+/**
+ * A cheap upper bound of the prompt estimate (it never counts more than one token per
+ * character): when even this fits, the word-by-word estimate is never run.
+ */
+function promptBound(body: ChatRequest): number {
+  let chars = body.tools ? JSON.stringify(body.tools).length : 0;
+  for (const message of body.messages ?? []) {
+    chars += 4;
+    if (typeof message.content === 'string') chars += message.content.length;
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) if ('text' in part && typeof part.text === 'string') chars += part.text.length;
+    }
+  }
+  return chars + 3;
+}
+
+const estimatePrompt = (body: ChatRequest) => estimatePromptTokens(body.messages) + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
+
+/**
+ * `limits.default_max_tokens` for a request that names no completion limit, lowered to what
+ * the smallest context among its targets leaves after the prompt (and to a model's
+ * `max_output_tokens`), so the default never makes a request fail that would fit without it.
+ */
+export function applyDefaultMaxTokens(config: GatewayConfig, body: ChatRequest, targets: Target[]): void {
+  if (body.max_tokens !== undefined || body.max_completion_tokens !== undefined) return;
+  let allowance = config.limits.default_max_tokens;
+  let bound: number | undefined;
+  let prompt: number | undefined;
+  for (const { model } of targets) {
+    if (!model) continue;
+    if (model.max_output_tokens) allowance = Math.min(allowance, model.max_output_tokens);
+    bound ??= promptBound(body);
+    if (bound + allowance <= model.context_length) continue;
+    prompt ??= estimatePrompt(body);
+    allowance = Math.max(1, Math.min(allowance, model.context_length - prompt));
+  }
+  body.max_tokens = allowance;
+}
+
+/** The targets that can serve `body`, in order; throws the first reason when none can. */
+export function fittingTargets(config: GatewayConfig, body: ChatRequest, targets: Target[]): Target[] {
+  const needed = requiredCapabilities(body);
+  checkFeatures(config.features, body, needed);
+  const completion = completionTokens(body);
+  let bound: number | undefined;
+  let prompt: number | undefined;
+  let refusal: GatewayError | undefined;
+  const fitting = targets.filter(({ model, requestedAs }) => {
+    if (!model) return true; // `provider/model` without a config: nothing declared to check
+    // A model that declares no capabilities is not restricted by them.
+    const missing = model.capabilities.length ? needed.find((capability) => !model.capabilities.includes(capability)) : undefined;
+    if (missing) {
+      refusal ??= capabilityNotSupported(`Model '${requestedAs}' does not support ${NEED[missing].what}.`, NEED[missing].param);
+      return false;
+    }
+    bound ??= promptBound(body);
+    if (bound + completion <= model.context_length) return true;
+    prompt ??= estimatePrompt(body);
+    if (prompt + completion <= model.context_length) return true;
+    refusal ??= contextLengthExceeded(
+      `This request needs about ${prompt + completion} tokens (${prompt} estimated for the prompt, ${completion} asked for the completion), ` +
+        `more than the ${model.context_length} of model '${requestedAs}'.`,
+    );
+    return false;
+  });
+  if (!fitting.length && refusal) throw refusal;
+  return fitting;
+}
