@@ -7,6 +7,7 @@ import type { Gateway } from './gateway.ts';
 import { installLogs } from './logs/install.ts';
 import { installManagement } from './management/index.ts';
 import { installOAuth } from './oauth/index.ts';
+import { installConsole } from './console/index.ts';
 import type { Logger } from './pipeline/types.ts';
 import { responsesFeature } from './responses/index.ts';
 import { installSecurity } from './security/index.ts';
@@ -25,5 +26,13 @@ export async function installFeatures(gateway: Gateway, logger: Logger): Promise
     ...installSecurity(gateway, logger),
     ...modelListRoutes,
   ];
-  return { routes, inference: [responses.inference], mount: oauth.mount };
+  const console = installConsole(gateway, logger);
+  return {
+    routes,
+    inference: [responses.inference],
+    mount(app) {
+      oauth.mount(app);
+      console.mount(app);
+    },
+  };
 }

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadConfigFile } from './config/load.ts';
+import type { GatewayConfig } from './config/types.ts';
 import { formatProblem } from './config/problems.ts';
 import { watchConfig } from './config/watch.ts';
 import type { Logger } from './pipeline/types.ts';
@@ -39,7 +40,11 @@ export interface Gateway {
   /** The file watcher (null when watching is off); the management API tells it about its own writes. */
   readonly watcher?: ReturnType<typeof watchConfig> | null;
   readonly current: Generation;
-  reload(): Promise<ReloadStatus>;
+  /**
+   * Applies the file's content. `loaded` is that content already loaded by the caller (the
+   * management writer, which just wrote and validated it): the file is then not read again.
+   */
+  reload(loaded?: GatewayConfig): Promise<ReloadStatus>;
   close(): Promise<void>;
 }
 
@@ -79,13 +84,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseUrl: (env.GATEWAY_BASE_URL ?? first.config.server.base_url ?? `http://localhost:${port}`).replace(/\/$/, ''),
     services,
   };
-  const deps = { runtime, logger, now: Date.now };
+  // Read at each call (not a captured Date.now), so a test's fake clock reaches the plugins.
+  const deps = { runtime, logger, now: () => Date.now() };
   let current: Generation = { snapshot: runtime.snapshot, pipeline: await buildPipeline(first.config.pipeline, deps, file) };
   let reloading: Promise<ReloadStatus> | null = null;
 
-  async function applyReload(): Promise<ReloadStatus> {
+  async function applyReload(preloaded?: GatewayConfig): Promise<ReloadStatus> {
     const at = new Date().toISOString();
-    const loaded = await loadConfigFile(file, env);
+    const loaded = preloaded ? ({ ok: true, config: preloaded, file } as const) : await loadConfigFile(file, env);
     let status: ReloadStatus;
     if (!loaded.ok) {
       const problems = loaded.problems.map(formatProblem);
@@ -122,9 +128,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     get current() {
       return current;
     },
-    reload() {
+    reload(loaded) {
       // Serialise reloads: a burst of file events applies the newest content once each.
-      const next = (reloading ?? Promise.resolve()).then(applyReload, applyReload);
+      const apply = () => applyReload(loaded);
+      const next = (reloading ?? Promise.resolve()).then(apply, apply);
       reloading = next;
       return next;
     },

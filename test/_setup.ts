@@ -3,11 +3,13 @@
  * with the mock upstream's address in the environment.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '../src/logger.ts';
+import type { Logger } from '../src/pipeline/types.ts';
 import { startGateway, type Started } from '../src/start.ts';
 import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
 
@@ -24,12 +26,16 @@ export interface TestGateway extends Started {
  * Copy `test/fixtures/<fixture>` into a temp dir (so tests may edit it) and start a gateway on it.
  * `env` adds to the environment (`MOCK_URL` is commonly the mock's `/v1` base).
  */
-export async function startTestGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  fixture: string,
+  env: Record<string, string> = {},
+  options: { watch?: boolean; logger?: Logger } = {},
+): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
   const configFile = join(dir, 'gateway.yaml');
   await cp(resolve('test/fixtures', fixture), configFile);
   const started = await startGateway({
-    logger: createLogger((process.env.TEST_LOG_LEVEL as 'info') ?? 'silent'),
+    logger: options.logger ?? createLogger((process.env.TEST_LOG_LEVEL as 'info') ?? 'silent'),
     env: { GATEWAY_CONFIG: configFile, PORT: '0', HOST: '127.0.0.1', GATEWAY_MASTER_KEY: MASTER_KEY, GATEWAY_DATA_DIR: join(dir, 'data'), ...env },
     watch: options.watch ?? false,
   });
@@ -52,12 +58,28 @@ export function client(gateway: { url: string }, apiKey = DEMO_KEY, options: Par
 
 export { startMockUpstream, type MockUpstream };
 
+/** A port nothing listens on (bound, then released): an upstream that refuses connections. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A logger that keeps what it is told, for tests that check what the gateway logs. */
+export function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {
+  const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, fields });
+  return { lines, info: keep('info'), warn: keep('warn'), error: keep('error') };
+}
+
 /**
  * Register beforeAll/afterAll that start a mock upstream and a gateway on `fixture` (with
  * `MOCK_URL` set to the mock's `/v1` and `MOCK_BASE` to its root); the returned object is
  * filled once they run.
  */
-export function useGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean } = {}) {
+export function useGateway(fixture: string, env: Record<string, string> = {}, options: { watch?: boolean; logger?: Logger } = {}) {
   const state = {} as { mock: MockUpstream; gw: TestGateway };
   beforeAll(async () => {
     state.mock = await startMockUpstream();

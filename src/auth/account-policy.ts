@@ -18,6 +18,13 @@ export function loadSettings(runtime: Runtime, snapshot: Snapshot, principal: Pr
   return reader ? reader.get(principal.accountId, snapshot.config.settings) : snapshot.config.settings;
 }
 
+/** The time zone of an account (its settings, else the gateway's default): its days and quota periods. */
+export async function accountTimeZone(runtime: Runtime, accountId: string): Promise<string> {
+  const reader = runtime.services.settings as SettingsReader | undefined;
+  const defaults = runtime.snapshot.config.settings;
+  return reader ? (await reader.get(accountId, defaults)).account.timezone : defaults.account.timezone;
+}
+
 /** The allow-list binds the account's keys and tokens; the master key is never blocked. */
 export function enforceIpAllowList(principal: Principal, settings: AccountSettings, ip: string) {
   if (principal.kind === 'master' || !settings.security.ip_whitelist_enabled) return;

@@ -6,6 +6,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { hashApiKey } from '../config/keys.ts';
 import type { Principal } from '../pipeline/principal.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
+import { isRevoked } from './revocations.ts';
 
 /** Resolves OAuth access tokens in-process (registered by the OAuth module when enabled). */
 export interface TokenVerifier {
@@ -35,9 +36,10 @@ export async function resolveCredential(token: string, runtime: Runtime, snapsho
     return { kind: 'master', accountId: 'admin', role: 'admin', account: snapshot.accounts.get('admin') };
   }
   // Map lookup by digest: timing depends only on the hash, never on how much of a key matched.
-  const key = snapshot.keysByHash.get(hashApiKey(token));
+  const keyHash = hashApiKey(token);
+  const key = snapshot.keysByHash.get(keyHash);
   if (key) {
-    if (key.status !== 'active') return null;
+    if (key.status !== 'active' || isRevoked(runtime, keyHash)) return null;
     const account = snapshot.accounts.get(key.account);
     if (key.account !== 'admin' && !account) return null;
     return {

@@ -45,6 +45,8 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ['GET /v1/statistics/cost', 'read:billing'],
   ['GET /v1/statistics/export', 'read:billing'],
   // The caller's own account
+  ['GET /v1/logs', 'read:api'],
+  ['GET /v1/logs/:id', 'read:api'],
   ['GET /v1/settings', 'read:user'],
   ['PUT /v1/settings', 'write:user'],
   ['GET /v1/security/status', 'read:user'],

@@ -98,3 +98,31 @@ export function interpolateDocument(doc: Document, env: Env, secrets?: Record<st
     }
   }
 }
+
+/**
+ * The plain-data twin of `interpolateDocument` + `toJS()`: a fresh copy of `raw` (the `toJS()` of
+ * an un-interpolated document) with every string value substituted and map keys left alone. Null
+ * on the first bad reference; the caller then runs the full load, which locates and words it.
+ */
+export function interpolateData(raw: unknown, env: Env, secrets?: Record<string, string>): { value: unknown } | null {
+  let failed = false;
+  const value = copy(raw);
+  return failed ? null : { value };
+
+  function copy(item: unknown): unknown {
+    if (failed) return undefined;
+    if (typeof item === 'string') {
+      const result = interpolateString(item, env, secrets);
+      if (result.error) failed = true;
+      return result.value;
+    }
+    if (Array.isArray(item)) return item.map(copy);
+    if (typeof item === 'object' && item !== null) {
+      const out: Record<string, unknown> = {};
+      // defineProperty: a `__proto__` key is data (as toJS() makes it), not the prototype.
+      for (const [key, child] of Object.entries(item)) Object.defineProperty(out, key, { value: copy(child), writable: true, enumerable: true, configurable: true });
+      return out;
+    }
+    return item;
+  }
+}

@@ -146,7 +146,7 @@ describe('loadConfigText values', () => {
     expect(c.timeouts).toEqual({ connect: 10000, first_token: 120000, idle: 60000, total: 600000 });
     expect(c.routing).toEqual({
       retries: 1, backoff_ms: 200, backoff_max_ms: 2000, max_retry_after_ms: 10000,
-      breaker: { failure_threshold: 5, cooldown_ms: 5000, max_cooldown_ms: 60000 },
+      breaker: { failure_threshold: 5, cooldown_ms: 5000, max_cooldown_ms: 20000 },
     });
     expect(c.providers[0]).toEqual({
       id: 'mock', name: 'mock', type: 'compat', status: 'active', endpoint: 'http://127.0.0.1:9999/v1', models: [], quota_limit: 0,

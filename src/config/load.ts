@@ -8,10 +8,10 @@ import path from 'node:path';
 import { LineCounter, parseDocument, type Scalar } from 'yaml';
 import type { GatewayConfig } from './types.ts';
 import { checkReferences } from './checks.ts';
-import { interpolateDocument, type Env } from './interpolate.ts';
+import { interpolateData, interpolateDocument, type Env } from './interpolate.ts';
 import { applyEnvDefaults, normalizeConfig } from './normalize.ts';
 import { findNode, formatPath, nodePosition } from './positions.ts';
-import { locateProblems, sortProblems, type ConfigProblem } from './problems.ts';
+import { locateProblems, sortProblems, type ConfigProblem, type PathProblem } from './problems.ts';
 import { validateSchema } from './validate.ts';
 import { readSecretsSync, secretsPathFor, type Secrets } from './secrets.ts';
 
@@ -87,18 +87,45 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
     return fail([{ file: abs, line: 1, col: 1, path: '(yaml)', message: (err as Error).message }]);
   }
 
-  const envProblems = isObject(data) ? applyEnvDefaults(data, env) : [];
   const canCoerce = (segments: (string | number)[]) => {
     const node = findNode(doc, segments);
     return node !== null && interpolation.plain.has(node as Scalar);
   };
+  const checked = checkConfigData(data, env, canCoerce);
+  if (!checked.ok) return fail(locateProblems(checked.problems, doc, lines, abs));
+  return { ok: true, file: abs, config: checked.config };
+}
+
+/**
+ * The part of a load after the YAML: env server defaults, schema (defaults filled, `canCoerce`
+ * as in `validateSchema`), cross-reference checks, normalisation. `data` is interpolated and is
+ * mutated into the config. Problems come back by path, before positions are known.
+ */
+export function checkConfigData(
+  data: unknown,
+  env: Env,
+  canCoerce: (segments: (string | number)[]) => boolean,
+): { ok: true; config: GatewayConfig } | { ok: false; problems: PathProblem[] } {
+  const envProblems = isObject(data) ? applyEnvDefaults(data, env) : [];
   const schemaProblems = [...envProblems, ...validateSchema(data, canCoerce)];
-  if (schemaProblems.length) return fail(locateProblems(schemaProblems, doc, lines, abs));
-
+  if (schemaProblems.length) return { ok: false, problems: schemaProblems };
   const refProblems = checkReferences(data);
-  if (refProblems.length) return fail(locateProblems(refProblems, doc, lines, abs));
+  if (refProblems.length) return { ok: false, problems: refProblems };
+  return { ok: true, config: normalizeConfig(data as Record<string, unknown>) };
+}
 
-  return { ok: true, file: abs, config: normalizeConfig(data as Record<string, unknown>) };
+/**
+ * The load of a file whose plain data (`toJS()` before substitution, no aliases or merge keys) is
+ * already at hand: the same substitution, checks and normalisation as `loadConfigText`, without
+ * parsing. Null when anything is wrong: only the full load can locate and word the problems. No
+ * string is coerced to the number or boolean a field expects (that needs to know which scalars
+ * were unquoted), so such a file also gets null and takes the full load.
+ */
+export function loadConfigData(raw: unknown, env: Env, secrets: Secrets): GatewayConfig | null {
+  const interpolated = interpolateData(raw ?? {}, env, secrets);
+  if (!interpolated) return null;
+  const checked = checkConfigData(interpolated.value, env, () => false);
+  return checked.ok ? checked.config : null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -2,8 +2,13 @@
  * The validated, defaulted shape of gateway.yaml. Produced by `loadConfig`; never mutated after
  * it becomes part of a snapshot (reload builds a new one).
  */
+import type { QuotaPeriod } from '../quota/period.ts';
+
 export type ProviderType = 'compat' | 'vendor_b' | 'vendor_c' | 'vendor_d' | 'custom';
 export type Status = 'active' | 'inactive';
+
+/** How an OpenAI-compatible upstream is asked to continue a partial answer (routing/prefix.ts). */
+export type PrefixStyle = 'trailing_assistant' | 'continue_final_message' | 'prefix';
 
 /** Milliseconds. */
 export interface Timeouts {
@@ -23,6 +28,8 @@ export interface ProviderConfig {
   api_key?: string;
   models: string[];
   quota_limit: number;
+  /** The quota starts over each period (gateway time zone); absent: never. */
+  quota_period?: QuotaPeriod;
   created_at?: string;
   timeouts?: Partial<Timeouts>;
   /** Extra headers sent upstream (custom providers, proxies). */
@@ -33,6 +40,9 @@ export interface ProviderConfig {
   path?: string;
   /** custom: name of a plugin-registered adapter instead of the compat wire format. */
   adapter?: string;
+  /** The upstream continues a partial assistant answer (a model's setting wins). */
+  accepts_prefix?: boolean;
+  prefix_style?: PrefixStyle;
 }
 
 /** One upstream serving a model config; several make a weighted pool. */
@@ -58,8 +68,9 @@ export interface ModelConfig {
   /** Extra deployments for weighted load balancing (the primary `provider` has weight `weight`). */
   deployments?: ModelDeployment[];
   weight?: number;
-  /** The upstream accepts an assistant prefix to continue a broken answer. */
+  /** The upstream accepts an assistant prefix to continue a broken answer (wins over the provider's). */
   accepts_prefix?: boolean;
+  prefix_style?: PrefixStyle;
   max_output_tokens?: number;
 }
 
@@ -69,6 +80,8 @@ export interface GroupConfig {
   description: string;
   priority: number;
   quota_limit: number;
+  /** The quota starts over each period (gateway time zone); absent: never. */
+  quota_period?: QuotaPeriod;
   models: string[];
   features: string[];
   created_at?: string;
@@ -78,6 +91,10 @@ export interface KeyPermissions {
   models: string[];
   /** Requests per minute; 0 = no per-key limit. */
   rate_limit: number;
+  /** Tokens (prompt + completion); 0 = no per-key budget. */
+  quota_limit: number;
+  /** The budget starts over each period (the account's time zone); absent: never. */
+  quota_period?: QuotaPeriod;
 }
 
 export interface KeyConfig {
@@ -101,6 +118,20 @@ export interface AccountConfig {
   group?: string;
   password_hash?: string;
   created_at?: string;
+}
+
+/** `console.sso`: the company's OpenID Connect provider, and how its claims map to an account. */
+export interface ConsoleSsoConfig {
+  name: string;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+  email_claim: string;
+  name_claim: string;
+  role_claim: string;
+  admin_values: string[];
+  group_claim?: string;
 }
 
 export interface OAuthClientConfig {
@@ -167,6 +198,7 @@ export interface GatewayConfig {
   settings: AccountSettings;
   pipeline: PipelineEntry[];
   management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };
+  console: { sso?: ConsoleSsoConfig };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };
   /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */

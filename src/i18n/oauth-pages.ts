@@ -52,6 +52,13 @@ export interface OAuthPageTexts {
     accountGone: string;
     wrongSecondFactor: string;
     tooManySecondFactor: string;
+    ssoNotConfigured: string;
+    ssoExpired: string;
+    ssoSessionMismatch: string;
+    ssoUnreachable: string;
+    ssoNotStarted: string;
+    ssoIncomplete: string;
+    ssoRefused: string;
   };
 }
 
@@ -96,6 +103,13 @@ const en: OAuthPageTexts = {
     accountGone: 'This account no longer exists.',
     wrongSecondFactor: 'Wrong code. Enter the current code of your authenticator app.',
     tooManySecondFactor: 'Too many wrong two-factor codes. Wait and try again.',
+    ssoNotConfigured: 'Single sign-on is not configured on this gateway.',
+    ssoExpired: 'This sign-in has expired or is unknown. Start again from the console.',
+    ssoSessionMismatch: 'This sign-in request does not match your browser session. Start again from the console.',
+    ssoUnreachable: 'The company sign-in service cannot be reached. Try again later or sign in with your gateway account.',
+    ssoNotStarted: 'This sign-in was not started in this browser. Start again from the console.',
+    ssoIncomplete: 'The company sign-in did not complete. Start again from the console.',
+    ssoRefused: 'The company sign-in refused this account.',
   },
 };
 
@@ -147,6 +161,13 @@ const zh: OAuthPageTexts = {
     accountGone: '此账户已不存在。',
     wrongSecondFactor: '验证码错误。请输入身份验证器应用中的当前验证码。',
     tooManySecondFactor: '双重验证码错误次数过多，请稍后再试。',
+    ssoNotConfigured: '此网关未配置单点登录。',
+    ssoExpired: '此登录请求已过期或不存在，请从控制台重新开始。',
+    ssoSessionMismatch: '此登录请求与您的浏览器会话不符，请从控制台重新开始。',
+    ssoUnreachable: '无法连接公司登录服务，请稍后再试，或使用网关账户登录。',
+    ssoNotStarted: '此登录并非在此浏览器中发起，请从控制台重新开始。',
+    ssoIncomplete: '公司登录未完成，请从控制台重新开始。',
+    ssoRefused: '公司登录拒绝了此账户。',
   },
 };
 

@@ -56,6 +56,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
       status: a.status || null,
       error_code: a.errorCode,
       latency_ms: Math.max(0, Math.round(a.latencyMs)),
+      ...(a.kind ? { kind: a.kind } : {}),
     })),
     input_cost: billed ? costOf(call.request_tokens, call.input_price) : '0',
     output_cost: billed ? costOf(call.response_tokens, call.output_price) : '0',

@@ -11,6 +11,8 @@ export interface LogAttempt {
   status: number | null;
   error_code: string | null;
   latency_ms: number;
+  /** `retry`, `fallback`, or `resumed` (continued a cut stream); absent for older rows. */
+  kind?: 'first' | 'retry' | 'fallback' | 'resumed';
 }
 
 /** What the log pipeline step writes per inference call. */

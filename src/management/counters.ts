@@ -1,28 +1,33 @@
 /**
- * Names of the shared counters behind `quota_used` and key usage, and their persistence when the
- * store is the in-process one: saved to `<GATEWAY_DATA_DIR>/counters.json` every few seconds and
- * at shutdown, and loaded at start, so quotas survive restarts without Redis. (With Redis the
- * counters live in Redis, which persists them itself.)
+ * Names of the key usage counters, and the persistence of every counter (usage, and budgets of
+ * the current period, see src/quota) when the store is the in-process one: saved to
+ * `<GATEWAY_DATA_DIR>/counters.json` every few seconds and at shutdown, and loaded at start, so
+ * quotas survive restarts without Redis. (With Redis the counters live in Redis, which persists
+ * them itself.) A saved counter of a period that has ended is loaded but never read again.
  */
 import { readFile } from 'node:fs/promises';
 import { makePrivateDir } from '../store/private-files.ts';
 import path from 'node:path';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
+import { accountTimeZone } from '../auth/account-policy.ts';
+import { groupBudget, keyBudget, providerBudget } from '../quota/budgets.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
-/** Tokens used against a group's `quota_limit`. */
-export const groupQuotaKey = (id: string) => `gw:quota:group:${id}`;
-/** Tokens used against a provider's `quota_limit`. */
-export const providerQuotaKey = (id: string) => `gw:quota:provider:${id}`;
 /** Requests / tokens of an API key (incremented by the log step). */
 export const keyUsageKeys = (id: string) => [`gw:usage:key:${id}:requests`, `gw:usage:key:${id}:tokens`] as const;
 
-function knownKeys(runtime: Runtime): string[] {
-  const { config } = runtime.snapshot;
+/** Every counter worth saving: key usage and the current period's budget counters. */
+async function knownKeys(runtime: Runtime): Promise<string[]> {
+  const snapshot = runtime.snapshot;
+  const { config } = snapshot;
+  const now = Date.now();
+  const budgeted = config.keys.filter((k) => k.permissions.quota_limit > 0);
+  const keyBudgets = await Promise.all(budgeted.map(async (k) => keyBudget(k, await accountTimeZone(runtime, k.account), now)));
   return [
-    ...config.groups.map((g) => groupQuotaKey(g.id)),
-    ...config.providers.map((p) => providerQuotaKey(p.id)),
+    ...config.groups.map((g) => groupBudget(g, snapshot, now).counter.key),
+    ...config.providers.map((p) => providerBudget(p, snapshot, now).counter.key),
+    ...keyBudgets.map((b) => b.counter.key),
     ...config.keys.flatMap((k) => keyUsageKeys(k.id)),
   ];
 }
@@ -46,7 +51,7 @@ export async function persistCounters(runtime: Runtime, logger: Logger, interval
   }
   let last = '';
   async function flush(): Promise<void> {
-    const keys = knownKeys(runtime);
+    const keys = await knownKeys(runtime);
     const values = await runtime.store.getCounters(keys);
     const data = Object.fromEntries(keys.map((key, i) => [key, values[i]!]).filter(([, v]) => v !== 0));
     const text = `${JSON.stringify(data, null, 1)}\n`;

@@ -4,11 +4,12 @@
  * unknown id 404. Each resource supplies how to build, merge, check and show its items.
  */
 import { json, type ApiContext, type RouteDef } from '../routes/types.ts';
-import { invalidValue, notFound } from '../pipeline/errors.ts';
+import { conflict, invalidValue, notFound } from '../pipeline/errors.ts';
+import type { Budget } from '../quota/budgets.ts';
 import type { Runtime, Snapshot } from '../runtime.ts';
 import type { Draft, ConfigWriter } from './write-back.ts';
 import { assertObjectBody } from './validate-resource.ts';
-import { appendItem, itemAt, mergeInto, removeItem, type Collection } from './yaml-edit.ts';
+import type { Collection } from './yaml-edit.ts';
 
 export interface ResourceSpec<T extends { id: string }> {
   /** Path prefix, e.g. `/v1/admin/providers`. */
@@ -24,8 +25,8 @@ export interface ResourceSpec<T extends { id: string }> {
   update(existing: T, body: Record<string, unknown>, draft: Draft): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Throws 409 while something still refers to the item; may clean up secrets. */
   beforeDelete?(existing: T, draft: Draft): void;
-  /** The token counter behind `quota_used`; PUT `{"quota_used": 0}` resets it. */
-  quotaKey?(id: string): string;
+  /** The token budget behind `quota_used` (its current period); PUT `{"quota_used": 0}` resets it. */
+  budget?(item: T, snapshot: Snapshot, now: number): Budget;
 }
 
 /** Fields of an answer that clients often send back; never written. */
@@ -69,7 +70,7 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         const body = ctx.body;
         const id = await writer.change(async (draft) => {
           const item = await spec.create(body, draft);
-          appendItem(draft.doc, spec.collection, item);
+          draft.items.append(spec.collection, item);
           return item.id as string;
         });
         return json(await spec.view(find(current(ctx), id), ctx.runtime), 201);
@@ -84,19 +85,17 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         const { quota_used: resetTo, ...body } = ctx.body as Record<string, unknown>;
         const id = ctx.params.id!;
         find(current(ctx), id);
-        const reset = spec.quotaKey && resetTo !== undefined;
+        const reset = spec.budget && resetTo !== undefined;
         if (reset && resetTo !== 0) throw invalidValue('quota_used can only be reset to 0.', 'quota_used');
         // A body that only resets the counter leaves the file alone.
         if (!reset || Object.keys(body).length > 0) {
           await writer.change(async (draft) => {
             const existing = find(draft.snapshot, id);
             const fields = await spec.update(existing, body, draft);
-            const node = itemAt(draft.doc, spec.collection, id);
-            if (!node) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
-            mergeInto(draft.doc, node, fields);
+            if (!draft.items.merge(spec.collection, id, fields)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
           });
         }
-        if (reset) await ctx.runtime.store.del(spec.quotaKey!(id));
+        if (reset) await ctx.runtime.store.del(spec.budget!(find(current(ctx), id), current(ctx), Date.now()).counter.key);
         return spec.view(find(current(ctx), id), ctx.runtime);
       },
     },
@@ -110,12 +109,23 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         await writer.change((draft) => {
           const existing = find(draft.snapshot, id);
           spec.beforeDelete?.(existing, draft);
-          if (!removeItem(draft.doc, spec.collection, id)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
+          if (!draft.items.remove(spec.collection, id)) throw notFound(`No ${spec.object} with id '${id}' in the configuration file.`);
         });
         return { id, object: spec.object, deleted: true };
       },
     },
   ];
+}
+
+/**
+ * The id of a new item: the `id` the client gave (a string: any other type is 400, never replaced
+ * by a generated one; 409 when taken), else a unique slug of `slugOf`.
+ */
+export function newItemId(fields: Record<string, unknown>, object: string, taken: (id: string) => boolean, slugOf: string, fallback: string): string {
+  if (fields.id === undefined) return uniqueSlug(slugOf, taken, fallback);
+  if (typeof fields.id !== 'string') throw invalidValue('`id` must be a string.', 'id');
+  if (taken(fields.id)) throw conflict(`A ${object} with id '${fields.id}' already exists.`, 'already_exists');
+  return fields.id;
 }
 
 /** A slug of `name` ([a-z0-9-]) not in `taken`: `my-provider`, then `my-provider-2`... */

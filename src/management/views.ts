@@ -4,7 +4,11 @@
  */
 import type { AccountConfig, GroupConfig, KeyConfig, ModelConfig, ProviderConfig } from '../config/types.ts';
 import type { Runtime } from '../runtime.ts';
-import { groupQuotaKey, keyUsageKeys, providerQuotaKey } from './counters.ts';
+import { accountTimeZone } from '../auth/account-policy.ts';
+import { groupBudget, keyBudget, providerBudget, type Budget } from '../quota/budgets.ts';
+import { quotaView } from '../quota/counter.ts';
+import type { QuotaPeriod } from '../quota/period.ts';
+import { keyUsageKeys } from './counters.ts';
 
 /** `sk-bf-abc…wxyz` -> `sk-bf-…wxyz`; short values are fully hidden. */
 export function maskSecret(value: string | undefined | null): string | null {
@@ -17,8 +21,14 @@ export function maskSecret(value: string | undefined | null): string | null {
 /** Masked display of an API key from its stored hint (the last 4 characters). */
 export const maskedKey = (key: KeyConfig) => `sk-bf-…${key.hint ?? '****'}`;
 
+/** `quota_used`, `quota_period` and `quota_resets_at` of a budget, now. */
+async function budgetView(budget: Budget, period: QuotaPeriod | undefined, runtime: Runtime) {
+  const [used] = await runtime.store.getCounters([budget.counter.key]);
+  return quotaView(budget.counter, period, used ?? 0);
+}
+
 export async function providerView(p: ProviderConfig, runtime: Runtime) {
-  const [used] = await runtime.store.getCounters([providerQuotaKey(p.id)]);
+  const quota = await budgetView(providerBudget(p, runtime.snapshot, Date.now()), p.quota_period, runtime);
   return {
     id: p.id,
     object: 'provider',
@@ -29,7 +39,7 @@ export async function providerView(p: ProviderConfig, runtime: Runtime) {
     api_key: maskSecret(p.api_key),
     models: p.models,
     quota_limit: p.quota_limit,
-    quota_used: used ?? 0,
+    ...quota,
     ...(p.timeouts ? { timeouts: p.timeouts } : {}),
     created_at: p.created_at ?? null,
   };
@@ -53,7 +63,7 @@ export function modelView(m: ModelConfig) {
 }
 
 export async function groupView(g: GroupConfig, runtime: Runtime) {
-  const [used] = await runtime.store.getCounters([groupQuotaKey(g.id)]);
+  const quota = await budgetView(groupBudget(g, runtime.snapshot, Date.now()), g.quota_period, runtime);
   return {
     id: g.id,
     object: 'group',
@@ -61,7 +71,7 @@ export async function groupView(g: GroupConfig, runtime: Runtime) {
     description: g.description,
     priority: g.priority,
     quota_limit: g.quota_limit,
-    quota_used: used ?? 0,
+    ...quota,
     models: g.models,
     features: g.features,
     created_at: g.created_at ?? null,
@@ -73,15 +83,18 @@ export function userView(a: AccountConfig) {
 }
 
 export async function keyView(k: KeyConfig, runtime: Runtime, fullKey?: string) {
-  const [requests, tokens] = await runtime.store.getCounters([...keyUsageKeys(k.id)]);
+  const budget = keyBudget(k, await accountTimeZone(runtime, k.account), Date.now());
+  const [requests, tokens, used] = await runtime.store.getCounters([...keyUsageKeys(k.id), budget.counter.key]);
+  const { quota_limit, quota_period } = k.permissions;
   return {
     id: k.id,
     object: 'api_key',
     name: k.name,
     key: fullKey ?? maskedKey(k),
     status: k.status,
-    permissions: { models: k.permissions.models, rate_limit: k.permissions.rate_limit },
+    permissions: { models: k.permissions.models, rate_limit: k.permissions.rate_limit, quota_limit, ...(quota_period ? { quota_period } : {}) },
     usage: { total_requests: requests ?? 0, total_tokens: tokens ?? 0 },
+    ...quotaView(budget.counter, quota_period, used ?? 0),
     account_id: k.account,
     created_at: k.created_at ?? null,
   };

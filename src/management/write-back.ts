@@ -4,11 +4,19 @@
  * hand edit would be, written atomically, and applied at once by a reload. One writer at a time
  * per file; the hot-reload watcher is told about the gateway's own write so it does not apply it
  * twice. Secrets go to the secrets file beside the config (mode 0600), never into the YAML.
+ *
+ * A write costs the same however many items the file holds: the writer remembers the file as it
+ * last parsed or wrote it (parsed-config.ts), edits a window of a few items (item-window.ts),
+ * validates the edited data without parsing the file again, and hands the loaded config to the
+ * reload. When the file on disk is not the remembered text (edited by hand meanwhile), or the
+ * change is not a single item edit, the whole file is parsed, edited and loaded as before.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { parseDocument, type Document } from 'yaml';
-import { loadConfigText } from '../config/load.ts';
+import { loadConfigData, loadConfigText, type LoadResult } from '../config/load.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { holdRevocations, revokedBetween } from '../auth/revocations.ts';
 import { readSecrets, secretsPathFor, type Secrets } from '../config/secrets.ts';
 import type { Gateway } from '../gateway.ts';
 import { conflict, internalError, invalidValue } from '../pipeline/errors.ts';
@@ -17,14 +25,18 @@ import type { Snapshot } from '../runtime.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { configVersion, shareConfig, sharedConfig } from './config-sync.ts';
 import { serialize } from './mutex.ts';
+import { applyToDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
+import { editWindow } from './item-window.ts';
+import { holdsItem, parseConfig, type ParsedConfig } from './parsed-config.ts';
 import { renderEdited } from './yaml-splice.ts';
+import { indexOf } from './yaml-edit.ts';
 
 /** Pub/sub channel (the store adds its own prefix) carrying config changes to the other instances. */
 export const CONFIG_CHANNEL = 'gw:config:changed';
 
-/** What an edit works on: the parsed file, the secrets (mutable), and the snapshot in force. */
+/** What an edit works on: the file's list items, the secrets (mutable), and the snapshot in force. */
 export interface Draft {
-  doc: Document;
+  items: ItemEditor;
   secrets: Secrets;
   snapshot: Snapshot;
 }
@@ -36,6 +48,8 @@ export interface Draft {
 export interface ChangeMessage {
   origin: string;
   version: string;
+  /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
+  revoked?: string[];
 }
 
 export interface ConfigWriter {
@@ -63,12 +77,44 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
     await writeFileAtomic(configFile, text, mode);
   }
 
-  async function reload(): Promise<void> {
-    const status = await gateway.reload();
+  async function reload(loaded: GatewayConfig): Promise<void> {
+    const status = await gateway.reload(loaded);
     if (!status.ok) {
       logger.error('management change written but not applied', { error: status.error });
       throw internalError(new Error(status.error ?? 'reload failed'));
     }
+  }
+
+  /** The file as last parsed or written by this writer (null parse: not editable piecewise). */
+  let memory: { text: string; parsed: ParsedConfig | null } | null = null;
+
+  function remembered(text: string): ParsedConfig | null {
+    if (memory?.text !== text) memory = { text, parsed: parseConfig(text) };
+    return memory.parsed;
+  }
+
+  /**
+   * The edited text and its load. One item edit on a remembered file is applied to a window and
+   * loaded from data; anything else, or anything that path cannot decide (a refusal included,
+   * whose problems only the full load can locate), parses and loads the whole edited file.
+   */
+  function applyEdits(
+    text: string,
+    parsed: ParsedConfig | null,
+    doc: Document | null,
+    edits: readonly ItemEdit[],
+    secrets: Secrets,
+  ): { next: string; loaded: LoadResult; state: ParsedConfig | null } {
+    const state = parsed && edits.length <= 1 ? (edits[0] ? editWindow(parsed, edits[0]) : parsed) : null;
+    const config = state ? loadConfigData(state.raw, gateway.env, secrets) : null;
+    if (state && config) return { next: state.text, loaded: { ok: true, config, file: file() }, state };
+    const next = state?.text ?? renderEdited(text, edited(doc ?? parseDocument(text), edits));
+    return { next, loaded: loadConfigText(next, file(), gateway.env, secrets), state };
+  }
+
+  function edited(doc: Document, edits: readonly ItemEdit[]): Document {
+    applyToDocument(doc, edits);
+    return doc;
   }
 
   return {
@@ -79,24 +125,29 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
         const snapshot = gateway.current.snapshot;
         if (!snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
         const text = await readFile(configFile, 'utf8');
-        const doc = parseDocument(text);
+        const parsed = remembered(text);
+        // Without a remembered parse, the whole document is parsed now and edited after `edit`.
+        const doc = parsed ? null : parseDocument(text);
         const before = await readSecrets(secretsPathFor(configFile));
-        const draft: Draft = { doc, secrets: { ...before }, snapshot };
+        const items = recordEdits((collection, id) => (parsed ? holdsItem(parsed, collection, id) : indexOf(doc!, collection, id) >= 0));
+        const draft: Draft = { items, secrets: { ...before }, snapshot };
         const result = await edit(draft);
-        const next = renderEdited(text, doc);
         const secretsChanged = JSON.stringify(draft.secrets) !== JSON.stringify(before);
-        const loaded = loadConfigText(next, configFile, gateway.env, draft.secrets);
+        const { next, loaded, state } = applyEdits(text, parsed, doc, items.edits, draft.secrets);
         if (!loaded.ok) {
           const first = loaded.problems[0];
           throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
         }
         if (next === text && !secretsChanged) return result;
         await write(configFile, next, secretsChanged ? draft.secrets : null);
-        await reload();
+        // Compared with the file's content at every change, so an outside edit is never lost.
+        memory = state ? { text: next, parsed: state } : null;
+        await reload(loaded.config);
+        const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
         // Other instances learn of the change within a second; a publish failure must not undo it.
         if (gateway.runtime.store.kind === 'redis') {
           const content = { text: next, secrets: draft.secrets };
-          const message: ChangeMessage = { origin: instanceId, version: configVersion(content) };
+          const message: ChangeMessage = { origin: instanceId, version: configVersion(content), ...(revoked.length ? { revoked } : {}) };
           await shareConfig(gateway.runtime.store, gateway.runtime.masterKey, message.version, content)
             .then(() => gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)))
             .catch((error: unknown) => {
@@ -125,10 +176,10 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
     }
     if (message.origin === writer.instanceId || typeof message.version !== 'string') return;
     const configFile = gateway.current.snapshot.file;
-    void serialize(configFile, async () => {
+    const applied = serialize(configFile, async () => {
       if (!gateway.current.snapshot.config.management.write_back) {
         logger.warn('ignoring a config change from another instance: management.write_back is false here');
-        return;
+        return false;
       }
       const secretsFile = secretsPathFor(configFile);
       const text = await readFile(configFile, 'utf8').catch(() => null);
@@ -137,7 +188,7 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
         const shared = await sharedConfig(gateway.runtime.store, gateway.runtime.masterKey);
         if (!shared) {
           logger.warn('cannot apply a config change from another instance: this file differs and the shared copy needs the same GATEWAY_MASTER_KEY (or share gateway.yaml)');
-          return;
+          return false;
         }
         const { content } = shared;
         if (JSON.stringify(secrets) !== JSON.stringify(content.secrets)) {
@@ -150,6 +201,9 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
       }
       const status = await gateway.reload();
       if (status.ok) logger.info('applied config change from another instance', { version: message.version });
-    }).catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
+      return status.ok;
+    });
+    if (Array.isArray(message.revoked)) holdRevocations(gateway.runtime, message.revoked.filter((h) => typeof h === 'string'), applied);
+    applied.catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
   });
 }

@@ -21,15 +21,22 @@ interface Edit {
 
 /** The text of `edited` (a document parsed from `original` and then changed through the Document API). */
 export function renderEdited(original: string, edited: Document): string {
-  const fallback = () => edited.toString(STRINGIFY);
+  return spliceEdited(original, edited) ?? edited.toString(STRINGIFY);
+}
+
+/**
+ * `original` with only the changed items re-rendered, verified by parsing it back; null when the
+ * change is not one the splice handles or the check fails (the caller decides what to do then).
+ */
+export function spliceEdited(original: string, edited: Document): string | null {
   try {
     const spliced = splice(original, edited);
-    if (spliced === null) return fallback();
+    if (spliced === null) return null;
     const check = parseDocument(spliced);
-    if (check.errors.length) return fallback();
-    return JSON.stringify(check.toJS()) === JSON.stringify(edited.toJS()) ? spliced : fallback();
+    if (check.errors.length) return null;
+    return JSON.stringify(check.toJS()) === JSON.stringify(edited.toJS()) ? spliced : null;
   } catch {
-    return fallback();
+    return null;
   }
 }
 

@@ -2,8 +2,8 @@
  * Usage and balance alerts, checked after each logged call of an account that enabled them.
  *
  * Definitions (the spec leaves them open):
- * - Usage: the tokens counted against the account's group quota (`gw:quota:group:<id>`, the
- *   counter the quota step keeps) over the group's `quota_limit`. `email_usage_alert` mails when
+ * - Usage: the tokens counted against the account's group quota (the counter of its current
+ *   period, as the quota step keeps it) over the group's `quota_limit`. `email_usage_alert` mails when
  *   usage crosses 80% and again at 100%.
  * - Balance: what remains of that quota, `quota_limit - used` tokens. `email_low_balance` mails
  *   when it falls below the account's `balance_threshold` (tokens; 0 disables it).
@@ -20,12 +20,12 @@ import { languageOf } from '../i18n/language.ts';
 import type { LogRecord } from '../logs/types.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
+import { groupBudget } from '../quota/budgets.ts';
 import type { Mailer } from './mailer.ts';
 
 export const USAGE_THRESHOLDS = [80, 100] as const;
 const MARKER_TTL_MS = 400 * 86_400_000;
 
-export const groupQuotaKey = (groupId: string) => `gw:quota:group:${groupId}`;
 const markerKey = (account: string, alert: string, group: string, limit: number) => `gw:notify:${account}:${alert}:${group}:${limit}`;
 
 export interface AlertChecker {
@@ -69,7 +69,7 @@ export function createAlertChecker(runtime: Runtime, mailer: Mailer, logger: Log
       const threshold = notifications.balance_threshold;
       const lowBalanceOn = notifications.email_low_balance && threshold > 0;
       if (!notifications.email_usage_alert && !lowBalanceOn) return;
-      const [used = 0] = await runtime.store.getCounters([groupQuotaKey(group_id)]);
+      const [used = 0] = await runtime.store.getCounters([groupBudget(group, snapshot, Date.now()).counter.key]);
       const limit = group.quota_limit;
       const percent = (used / limit) * 100;
       const jobs: Promise<void>[] = [];

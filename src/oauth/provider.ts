@@ -9,6 +9,8 @@ import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
 import { createOidcAdapterFactory } from '../store/oidc-adapter.ts';
 import { loadOAuthKeys } from './keys.ts';
+import { consoleClientMetadata, loadGrantForConsole } from '../console/client.ts';
+import { consoleInteractionUrl, CONSOLE_AUTHORIZE_PARAMS } from '../console/sso-interaction.ts';
 import { SUPPORTED_SCOPES } from './scopes.ts';
 
 /** Every OAuth endpoint lives under /oauth (CONTRACT "OAuth"); discovery stays at the issuer root. */
@@ -61,13 +63,20 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger): Pro
   const keys = await loadOAuthKeys(runtime.dataDir);
   const configuration: Configuration = {
     adapter: createOidcAdapterFactory(runtime.store),
-    clients: config.oauth.clients.map((client) => toClientMetadata(client, logger)),
+    // The console is a built-in first-party client beside the ones gateway.yaml declares.
+    clients: [...config.oauth.clients.map((client) => toClientMetadata(client, logger)), consoleClientMetadata(runtime.baseUrl)],
     scopes: SUPPORTED_SCOPES,
-    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    // role and group let a client (the console) show what the account may do without probing.
+    claims: { openid: ['sub'], email: ['email'], profile: ['name', 'role', 'group'] },
+    extraParams: CONSOLE_AUTHORIZE_PARAMS,
     jwks: keys.jwks,
     cookies: { keys: keys.cookieKeys },
     routes: OAUTH_ROUTES,
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => interactionPath(interaction.uid) },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string; params: Record<string, unknown> }) =>
+        consoleInteractionUrl(interaction) ?? interactionPath(interaction.uid),
+    },
+    loadExistingGrant: loadGrantForConsole,
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
@@ -85,7 +94,7 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger): Pro
     findAccount: async (_ctx: unknown, sub: string) => {
       const account = runtime.snapshot.accounts.get(sub);
       if (!account) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email: account.email, name: account.name }) };
+      return { accountId: sub, claims: () => ({ sub, email: account.email, name: account.name, role: account.role, group: account.group }) };
     },
     ttl: {
       AccessToken: HOUR,

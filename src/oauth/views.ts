@@ -96,9 +96,11 @@ ${items || `<li>${escape(t.noPermission)}</li>`}
   );
 }
 
-export function errorPage(language: Language, error: PageError): string {
+/** An error page; `detail` (shown as written, escaped) is what another system said, e.g. an IdP's reason. */
+export function errorPage(language: Language, error: PageError, detail?: string): string {
   const t = oauthPageTexts(language);
-  return page(language, t.errorTitle, `<p class="error">${escape(t.errors[error])}</p>`);
+  const more = detail ? `\n<p>${escape(detail)}</p>` : '';
+  return page(language, t.errorTitle, `<p class="error">${escape(t.errors[error])}</p>${more}`);
 }
 
 /** An HTML answer; these pages must never be cached or framed. */

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../pipeline/context.ts';
-import { createTestContext, testRuntime } from '../pipeline/test-context.ts';
-import { actualTokens, reserveEstimate } from './rate-limit.ts';
+import type { Principal } from '../pipeline/principal.ts';
+import { createTestContext, testConfig, testRuntime } from '../pipeline/test-context.ts';
+import { quotaCounter, quotaKey } from '../quota/counter.ts';
+import rateLimit, { actualTokens, reserveEstimate } from './rate-limit.ts';
+
+const silent = { info() {}, warn() {}, error() {} };
 
 const options = { default_reserve_tokens: 100, max_reserve_tokens: 10_000 };
 
@@ -40,5 +44,74 @@ describe('token reservation estimate', () => {
     const outcome = { ...ctx.outcome, text: 'a'.repeat(40) };
     expect(actualTokens(ctx, outcome)).toBe(Math.ceil(ctx.rawBodyText!.length / 4) + 10);
     expect(actualTokens(ctx, { ...outcome, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } })).toBe(7);
+  });
+});
+
+describe('token budgets', () => {
+  const config = testConfig(`
+providers:
+  - { id: metered, type: compat, endpoint: http://127.0.0.1:9/v1, quota_limit: 1000, quota_period: daily }
+groups:
+  - { id: team, quota_limit: 0 }
+accounts:
+  - { id: alice, email: alice@example.com, group: team }
+keys:
+  - id: budgeted
+    key_hash: sha256:${'0'.repeat(64)}
+    account: alice
+    permissions: { quota_limit: 50, quota_period: monthly }
+`);
+  const runtime = testRuntime(config);
+  let clock = Date.parse('2026-11-25T12:00:00Z');
+  const served = (ctx: ReturnType<typeof createTestContext>, total: number) => ({
+    ...ctx.outcome, status: 200, usage: { prompt_tokens: total - 1, completion_tokens: 1, total_tokens: total },
+    served: { model: 'm', provider: 'metered', upstreamModel: 'm' },
+  });
+  const provider = runtime.snapshot.providers.get('metered')!;
+  const principals: Record<string, Principal> = {
+    master: { kind: 'master', accountId: 'admin', role: 'admin' },
+    oauth: { kind: 'oauth', accountId: 'alice', role: 'member', groupId: 'team', scopes: new Set() },
+    key: { kind: 'key', accountId: 'alice', role: 'member', groupId: 'team', key: runtime.snapshot.keysById.get('budgeted')! },
+  };
+
+  async function call(who: keyof typeof principals, total: number) {
+    const plugin = await rateLimit.setup({ default_reserve_tokens: 10, max_reserve_tokens: 100 }, { runtime, logger: silent, now: () => clock });
+    const ctx = createTestContext({}, runtime);
+    ctx.principal = principals[who];
+    ctx.targets.push({ provider, upstreamModel: 'm', requestedAs: 'm' });
+    await plugin.handle!(ctx, async () => new Response('{}'));
+    await plugin.onComplete!(ctx, served(ctx, total));
+  }
+  const used = (key: string) => runtime.store.getCounters([key]).then(([n]) => n);
+  const today = () => quotaCounter('provider', 'metered', 'daily', 'UTC', clock).key;
+
+  it("counts every caller's tokens against the provider's quota: master key, OAuth token and API key", async () => {
+    await call('master', 7);
+    expect(await used(today())).toBe(7);
+    await call('oauth', 11);
+    expect(await used(today())).toBe(18);
+    expect(await used(quotaKey('group', 'team'))).toBe(11);
+    await call('key', 13);
+    expect(await used(today())).toBe(31);
+    expect(await used(quotaKey('group', 'team'))).toBe(24);
+  });
+
+  it('refuses the master key too once the provider quota is spent, and the next day counts from 0', async () => {
+    await runtime.store.incrBy(today(), 1000);
+    await expect(call('master', 1)).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+    clock = Date.parse('2026-11-26T00:00:00Z');
+    await call('master', 5);
+    expect(await used(today())).toBe(5);
+  });
+
+  it("a key's budget refuses with insufficient_quota naming the key, and starts over with the month", async () => {
+    const month = () => quotaCounter('key', 'budgeted', 'monthly', 'UTC', clock).key;
+    await runtime.store.del(month()); // the first test spent some of it
+    await call('key', 60);
+    expect(await used(month())).toBe(60);
+    await expect(call('key', 1)).rejects.toMatchObject({ status: 429, code: 'insufficient_quota', message: expect.stringContaining('this API key') });
+    clock = Date.parse('2026-12-01T00:00:00Z');
+    await call('key', 3);
+    expect(await used(month())).toBe(3);
   });
 });

@@ -1,20 +1,21 @@
 /**
  * rate-limit: per key, `permissions.rate_limit` requests per minute and the global
- * `api.rate_limit` per `api.rate_limit_period` seconds; and token quotas of the caller's group
- * and of the routed provider (`quota_limit`). Rates and quota reservations are checked in ONE
+ * `api.rate_limit` per `api.rate_limit_period` seconds; and token quotas of the caller's group,
+ * of the caller's key (`permissions.quota_limit`) and of the routed provider (`quota_limit`, for
+ * every caller), each optionally per calendar period (`quota_period`, see src/quota). Rates and quota reservations are checked in ONE
  * atomic store call (one Lua script on Redis), so concurrent requests on any number of instances
  * cannot overspend: each admitted request reserves an estimate, and its onComplete settles the
  * reservation to the real usage (streams too). Every answer carries the x-ratelimit-* headers of
  * the tightest rule; a refusal is 429 with Retry-After (`insufficient_quota` for quotas).
  *
- * Runs after `route` (the provider quota needs the target); before it, only group quotas apply.
+ * Runs after `route` (the provider quota needs the target); before it, only group and key quotas apply.
  */
 import { insufficientQuota, rateLimited } from '../pipeline/errors.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { QuotaRule, RateRule, RateState, StateStore } from '../store/types.ts';
-import { groupQuotaKey, providerQuotaKey } from '../management/counters.ts';
+import { describeBudget, gatewayTimeZone, groupBudget, keyBudget, providerBudget, type Budget } from '../quota/budgets.ts';
 import schema from '../../schemas/plugins/rate-limit.schema.json' with { type: 'json' };
 
 interface RateLimitOptions {
@@ -25,8 +26,10 @@ interface RateLimitOptions {
 /** What this request reserved, settled in onComplete. */
 interface Reservation {
   amount: number;
-  groupKey?: string;
-  providerKey?: string;
+  /** The group's and the key's budgets: settled where they were reserved. */
+  caller: Budget[];
+  /** The routed provider's budget: moved to the provider that served, if a fallback did. */
+  provider?: Budget;
 }
 
 const LOCAL = 'rate-limit';
@@ -82,10 +85,10 @@ function rateHeaders(state: RateState): Record<string, string> {
 const tightest = (states: RateState[]) => states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
 
 /** Drops targets whose provider quota is already spent, so fallbacks on other providers still serve. */
-async function withinProviderQuota(ctx: GatewayContext, store: StateStore): Promise<void> {
+async function withinProviderQuota(ctx: GatewayContext, store: StateStore, now: number): Promise<void> {
   const limited = [...new Set(ctx.targets.filter((t) => t.provider.quota_limit > 0).map((t) => t.provider))];
   if (!limited.length) return;
-  const used = await store.getCounters(limited.map((p) => providerQuotaKey(p.id)));
+  const used = await store.getCounters(limited.map((p) => providerBudget(p, ctx.snapshot, now).counter.key));
   const spent = new Set(limited.filter((p, i) => used[i]! >= p.quota_limit).map((p) => p.id));
   if (!spent.size) return;
   const remaining = ctx.targets.filter((t) => !spent.has(t.provider.id));
@@ -95,45 +98,69 @@ async function withinProviderQuota(ctx: GatewayContext, store: StateStore): Prom
   ctx.targets.splice(0, ctx.targets.length, ...remaining);
 }
 
+/**
+ * The budgets this call counts against. The routed provider's counts for every caller, the
+ * master key included: it protects the provider's account, whoever calls. Group and key budgets
+ * are the caller's own. A key budget is counted only while it has a limit; group and provider
+ * counters run with limit 0 too (unlimited), so their quota_used is always known.
+ */
+function callBudgets(ctx: GatewayContext, now: number): { caller: Budget[]; provider?: Budget } {
+  const principal = ctx.principal;
+  const caller: Budget[] = [];
+  const group = principal?.groupId ? ctx.snapshot.groups.get(principal.groupId) : undefined;
+  if (group) caller.push(groupBudget(group, ctx.snapshot, now));
+  const key = principal?.key;
+  if (key && key.permissions.quota_limit > 0) {
+    caller.push(keyBudget(key, ctx.settings?.account.timezone ?? gatewayTimeZone(ctx.snapshot), now));
+  }
+  const routed = ctx.targets[0]?.provider;
+  return { caller, provider: routed && providerBudget(routed, ctx.snapshot, now) };
+}
+
+const quotaRule = (budget: Budget, reserve: number): QuotaRule => ({
+  key: budget.counter.key,
+  limit: budget.limit,
+  reserve,
+  ...(budget.counter.ttlMs ? { ttlMs: budget.counter.ttlMs } : {}),
+});
+
+/**
+ * Adds `delta` tokens to a budget's counter. A periodic counter may not exist yet (a fallback's
+ * provider, or a reset during the call): counted through `admit` with no limit, so it gets its
+ * expiry as a reservation would, in the same single store call.
+ */
+function settle(store: StateStore, budget: Budget, delta: number): Promise<unknown> {
+  if (delta === 0) return Promise.resolve();
+  if (!budget.counter.ttlMs) return store.incrBy(budget.counter.key, delta);
+  return store.admit([], [{ ...quotaRule(budget, delta), limit: 0 }]);
+}
+
 export default definePlugin<RateLimitOptions>({
   name: 'rate-limit',
   schema,
   failure: 'closed',
-  setup(options, { runtime, logger }) {
+  setup(options, { runtime, logger, now: clock }) {
     const store = runtime.store;
     return {
       async handle(ctx, next) {
         const rules = rateRules(ctx);
-        const principal = ctx.principal;
-        const quotas: QuotaRule[] = [];
-        const reservation: Reservation = { amount: 0 };
-        if (principal && principal.kind !== 'master') {
-          await withinProviderQuota(ctx, store);
-          reservation.amount = reserveEstimate(ctx, options);
-          const group = principal.groupId ? ctx.snapshot.groups.get(principal.groupId) : undefined;
-          // Quotas with limit 0 are unlimited but still counted, so quota_used is always known.
-          if (group) {
-            reservation.groupKey = groupQuotaKey(group.id);
-            quotas.push({ key: reservation.groupKey, limit: group.quota_limit, reserve: reservation.amount });
-          }
-          const provider = ctx.targets[0]?.provider;
-          if (provider) {
-            reservation.providerKey = providerQuotaKey(provider.id);
-            quotas.push({ key: reservation.providerKey, limit: provider.quota_limit, reserve: reservation.amount });
-          }
-        }
-        if (rules.length === 0 && quotas.length === 0) return next();
-        const result = await store.admit(rules, quotas);
+        const now = clock();
+        await withinProviderQuota(ctx, store, now);
+        const { caller, provider } = callBudgets(ctx, now);
+        const budgets = provider ? [...caller, provider] : caller;
+        if (rules.length === 0 && budgets.length === 0) return next();
+        const reservation: Reservation = { amount: budgets.length ? reserveEstimate(ctx, options) : 0, caller, provider };
+        const result = await store.admit(rules, budgets.map((b) => quotaRule(b, reservation.amount)));
         if (!result.allowed) {
           const refused = result.refusedBy;
           if (refused?.kind === 'quota') {
-            const owner = refused.key === reservation.groupKey ? 'your group' : `provider '${ctx.targets[0]?.provider.id}'`;
-            throw insufficientQuota(`The token quota of ${owner} is exhausted (${refused.used} of ${refused.limit} used).`);
+            const budget = budgets.find((b) => b.counter.key === refused.key)!;
+            throw insufficientQuota(`The token quota of ${describeBudget(budget)} is exhausted (${refused.used} of ${refused.limit} used).`);
           }
           const state = result.rates[refused?.kind === 'rate' ? refused.index : 0]!;
           throw rateLimited(state.resetMs / 1000, rateHeaders({ ...state, remaining: 0 }));
         }
-        if (quotas.length) ctx.locals.set(LOCAL, reservation);
+        if (budgets.length) ctx.locals.set(LOCAL, reservation);
         if (result.rates.length) {
           for (const [name, value] of Object.entries(rateHeaders(tightest(result.rates)))) ctx.responseHeaders.set(name, value);
         }
@@ -143,15 +170,16 @@ export default definePlugin<RateLimitOptions>({
         const reservation = ctx.locals.get(LOCAL) as Reservation | undefined;
         if (!reservation) return;
         const actual = actualTokens(ctx, outcome);
-        const settles: Promise<number>[] = [];
-        if (reservation.groupKey) settles.push(store.incrBy(reservation.groupKey, actual - reservation.amount));
+        const settles = reservation.caller.map((budget) => settle(store, budget, actual - reservation.amount));
+        const reserved = reservation.provider;
         // A fallback may have served from another provider than the one reserved on.
-        const servedKey = outcome.served ? providerQuotaKey(outcome.served.provider) : reservation.providerKey;
-        if (reservation.providerKey && servedKey === reservation.providerKey) {
-          settles.push(store.incrBy(reservation.providerKey, actual - reservation.amount));
+        const servedId = outcome.served?.provider ?? reserved?.id;
+        if (reserved && servedId === reserved.id) {
+          settles.push(settle(store, reserved, actual - reservation.amount));
         } else {
-          if (reservation.providerKey) settles.push(store.incrBy(reservation.providerKey, -reservation.amount));
-          if (servedKey && actual) settles.push(store.incrBy(servedKey, actual));
+          if (reserved) settles.push(settle(store, reserved, -reservation.amount));
+          const served = servedId ? ctx.snapshot.providers.get(servedId) : undefined;
+          if (served) settles.push(settle(store, providerBudget(served, ctx.snapshot, clock()), actual));
         }
         await Promise.all(settles).catch((error: unknown) => logger.warn('quota settlement failed', { error: String(error), request: ctx.id }));
       },

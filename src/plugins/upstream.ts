@@ -3,8 +3,8 @@
  * backoff and Retry-After, circuit breaker per deployment, fallback). Streams commit late: the
  * 200 is sent only once the first content token has arrived, so earlier failures fall over
  * invisibly; after the commit src/routing/relay.ts relays the stream, closes it as soon as the
- * upstream has finished, and ends a broken one with an error event (or resumes it on a
- * prefix-accepting fallback).
+ * upstream has finished, and ends a broken one with an error event (or resumes it, once, on a
+ * target that can continue it).
  */
 import { modelNotFound } from '../pipeline/errors.ts';
 import { observeChunks } from '../pipeline/observe-chunks.ts';
@@ -20,7 +20,7 @@ export default definePlugin({
   name: 'upstream',
   schema,
   failure: 'closed',
-  setup(_options, { now }) {
+  setup(_options, { now, logger }) {
     return {
       async handle(ctx) {
         if (ctx.targets.length === 0) throw modelNotFound(ctx.body.model);
@@ -36,6 +36,7 @@ export default definePlugin({
           let abortCurrent = opened.value.abort;
           const chunks = relay(ctx, { stream: opened.value, target: opened.target, index: opened.index, kind }, {
             now,
+            logger,
             setAbort: (abort) => (abortCurrent = abort),
           });
           return renderer.stream(ctx, observeChunks(ctx, chunks), () => abortCurrent());

@@ -32,7 +32,9 @@ export function azureUrl(target: Target): string {
 export const azureAdapter: ProviderAdapter = {
   ...openaiAdapter,
   type: 'vendor_d',
+  // Azure's OpenAI deployments answer a trailing assistant message with a new turn.
   supportsPrefix: false,
+  prefixStyles: [],
   buildRequest(request, target, { stream }): UpstreamRequest {
     return {
       url: azureUrl(target),

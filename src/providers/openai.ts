@@ -116,7 +116,11 @@ export function parseOpenAIError(status: number, bodyText: string): UpstreamErro
 
 export const openaiAdapter: ProviderAdapter = {
   type: 'compat',
-  supportsPrefix: false,
+  // Many OpenAI-compatible servers continue a final assistant message, each its own way; the
+  // provider or model config says which (`accepts_prefix`, `prefix_style`), and the request
+  // fields that ask for it pass through openaiBody unchanged.
+  supportsPrefix: true,
+  prefixStyles: ['trailing_assistant', 'continue_final_message', 'prefix'],
   buildRequest(request, target, { stream }): UpstreamRequest {
     return {
       url: `${trimSlash(target.provider.endpoint)}/chat/completions`,

@@ -10,6 +10,22 @@ import type { Dispatcher } from 'undici';
 const HIGH_WATER = 64 * 1024;
 const LOW_WATER = 16 * 1024;
 
+/**
+ * The largest body read whole (a JSON answer or an error body). A chat answer of the longest
+ * output any model offers is well under 2 MiB; more is an upstream gone wrong, and reading on
+ * would only hold memory until the total deadline.
+ */
+export const MAX_WHOLE_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Thrown by `text()`/`json()` for a body past MAX_WHOLE_BODY_BYTES. */
+export class BodyTooLargeError extends Error {
+  readonly code = 'UPSTREAM_BODY_TOO_LARGE';
+  constructor() {
+    super(`The upstream's answer exceeded ${MAX_WHOLE_BODY_BYTES / 1024 / 1024} MiB.`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
 type Controller = Dispatcher.DispatchController;
 
 export class ReplyBody implements AsyncIterable<Uint8Array> {
@@ -29,6 +45,7 @@ export class ReplyBody implements AsyncIterable<Uint8Array> {
     if (chunk.length === 0) return;
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
+    if (this.#whole && this.#buffered > MAX_WHOLE_BODY_BYTES) return this.destroy(new BodyTooLargeError());
     if (!this.#whole && this.#buffered > HIGH_WATER && !this.controller.paused) this.controller.pause();
     this.#notify();
   }
@@ -51,6 +68,7 @@ export class ReplyBody implements AsyncIterable<Uint8Array> {
     this.#claim();
     // Buffering the whole body on purpose: the caller wants it all, so never pause for it.
     this.#whole = true;
+    if (this.#buffered > MAX_WHOLE_BODY_BYTES) this.destroy(new BodyTooLargeError());
     if (this.controller.paused) this.controller.resume();
     while (!this.#ended) {
       if (this.#error) throw this.#error;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSse, parseSseText, SseDecoder } from './sse.ts';
+import { decodeSse, MAX_EVENT_CHARS, parseSseText, SseDecoder } from './sse.ts';
+import { UpstreamStreamError } from './types.ts';
 
 describe('SSE decoding', () => {
   it('splits events on LF, CRLF and CR line ends, joining multi-line data', () => {
@@ -35,5 +36,15 @@ describe('SSE decoding', () => {
     const events = [];
     for await (const event of decodeSse(chunks())) events.push(event);
     expect(events).toEqual([{ event: undefined, data: 'héllo 👋' }]);
+  });
+
+  it('refuses an event or a line that grows past the limit instead of buffering it', () => {
+    const decoder = new SseDecoder();
+    decoder.push(`data: ${'a'.repeat(1000)}\n\n`); // ordinary events pass
+    expect(() => decoder.push(`data: ${'b'.repeat(MAX_EVENT_CHARS)}`)).toThrow(UpstreamStreamError);
+    const lines = new SseDecoder();
+    expect(() => {
+      for (let i = 0; i < 2000; i++) lines.push(`data: ${'c'.repeat(1000)}\n`); // data lines, never a blank one
+    }).toThrow(/larger than/);
   });
 });

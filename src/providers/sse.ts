@@ -2,11 +2,23 @@
  * Server-sent events decoding (WHATWG event-stream rules: LF, CR or CRLF line ends, `data:`
  * lines joined with LF, comments skipped). Incremental, so chunks are never buffered whole.
  */
-import type { SseEvent } from './types.ts';
+import { UpstreamStreamError, type SseEvent } from './types.ts';
+
+/**
+ * The largest event (or unterminated line) accepted, in characters. A real chunk is a few hundred;
+ * an event that grows past this without ending is an upstream gone wrong, not an answer.
+ */
+export const MAX_EVENT_CHARS = 1024 * 1024;
+
+function eventTooLarge(): UpstreamStreamError {
+  const message = `The upstream sent a stream event larger than ${MAX_EVENT_CHARS} characters.`;
+  return new UpstreamStreamError(message, { status: 502, message, type: 'upstream_error', code: 'bad_upstream_response', param: null });
+}
 
 export class SseDecoder {
   private buffer = '';
   private data: string[] = [];
+  private dataChars = 0;
   private event: string | undefined;
 
   /** Feed decoded text; returns the events it completed. */
@@ -32,6 +44,7 @@ export class SseDecoder {
       start = next;
     }
     this.buffer = this.buffer.slice(start);
+    if (this.buffer.length + this.dataChars > MAX_EVENT_CHARS) throw eventTooLarge();
     return events;
   }
 
@@ -48,6 +61,7 @@ export class SseDecoder {
     if (line === '') {
       if (this.data.length) events.push({ event: this.event, data: this.data.join('\n') });
       this.data = [];
+      this.dataChars = 0;
       this.event = undefined;
       return;
     }
@@ -56,7 +70,10 @@ export class SseDecoder {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataChars += value.length;
+    }
     else if (field === 'event') this.event = value;
   }
 }

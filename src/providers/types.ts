@@ -2,7 +2,7 @@
  * The adapter contract: one module per upstream wire format, translating the OpenAI-shaped
  * chat request to the upstream's HTTP request and the upstream's answers back.
  */
-import type { ModelConfig, ProviderConfig } from '../config/types.ts';
+import type { ModelConfig, PrefixStyle, ProviderConfig } from '../config/types.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 
 /** Where one attempt goes: a provider, the model name sent upstream, and the config behind it. */
@@ -60,6 +60,11 @@ export interface ProviderAdapter {
   parseError(status: number, bodyText: string): UpstreamErrorInfo;
   /** Can this wire format continue a partial assistant answer (prefill)? */
   readonly supportsPrefix: boolean;
+  /**
+   * The ways of asking for a continuation this format can send (config `prefix_style`). Absent:
+   * only a trailing assistant message, which the adapter translates to its native prefill.
+   */
+  readonly prefixStyles?: readonly PrefixStyle[];
 }
 
 /** Thrown by a translator when the upstream reports an error inside the stream. */

@@ -1,8 +1,8 @@
 /** /v1/admin/groups (spec 4.4): account groups with model lists, token quotas and priority. */
-import { groupQuotaKey } from '../management/counters.ts';
+import { groupBudget } from '../quota/budgets.ts';
 import type { GroupConfig } from '../config/types.ts';
 import { conflict } from '../pipeline/errors.ts';
-import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
+import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
 import { assertValidResource } from '../management/validate-resource.ts';
 import { groupView } from '../management/views.ts';
 import type { ConfigWriter } from '../management/write-back.ts';
@@ -11,15 +11,14 @@ import type { RouteDef } from './types.ts';
 export const groupsSpec: ResourceSpec<GroupConfig> = {
   path: '/v1/admin/groups',
   collection: 'groups',
-  quotaKey: groupQuotaKey,
+  budget: groupBudget,
   object: 'group',
   items: (snapshot) => snapshot.config.groups,
   view: groupView,
   create(body, draft) {
     const fields = withoutReadOnly(body);
     const taken = (id: string) => draft.snapshot.groups.has(id);
-    if (typeof fields.id === 'string' && taken(fields.id)) throw conflict(`A group with id '${fields.id}' already exists.`, 'already_exists');
-    const id = typeof fields.id === 'string' ? fields.id : uniqueSlug(typeof fields.name === 'string' ? fields.name : '', taken, 'group');
+    const id = newItemId(fields, 'group', taken, typeof fields.name === 'string' ? fields.name : '', 'group');
     const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
     item.id = id;
     assertValidResource('group', item);

@@ -2,10 +2,10 @@
  * /v1/admin/providers (spec 4.2). The upstream api_key given here is stored in the secrets file
  * beside gateway.yaml; the YAML holds `${secret:provider_<id>_api_key}` and reads mask it.
  */
-import { providerQuotaKey } from '../management/counters.ts';
+import { providerBudget } from '../quota/budgets.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { conflict } from '../pipeline/errors.ts';
-import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
+import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
 import { assertValidResource } from '../management/validate-resource.ts';
 import { providerView } from '../management/views.ts';
 import type { ConfigWriter, Draft } from '../management/write-back.ts';
@@ -27,15 +27,14 @@ function storeSecret(item: Record<string, unknown>, id: string, draft: Draft): v
 export const providersSpec: ResourceSpec<ProviderConfig> = {
   path: '/v1/admin/providers',
   collection: 'providers',
-  quotaKey: providerQuotaKey,
+  budget: providerBudget,
   object: 'provider',
   items: (snapshot) => snapshot.config.providers,
   view: providerView,
   create(body, draft) {
     const fields = withoutReadOnly(body);
     const taken = (id: string) => draft.snapshot.providers.has(id);
-    if (typeof fields.id === 'string' && taken(fields.id)) throw conflict(`A provider with id '${fields.id}' already exists.`, 'already_exists');
-    const id = typeof fields.id === 'string' ? fields.id : uniqueSlug(typeof fields.name === 'string' ? fields.name : '', taken, 'provider');
+    const id = newItemId(fields, 'provider', taken, typeof fields.name === 'string' ? fields.name : '', 'provider');
     const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
     item.id = id;
     assertValidResource('provider', item);

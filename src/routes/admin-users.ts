@@ -5,7 +5,7 @@
 import type { AccountConfig } from '../config/types.ts';
 import { hashPassword } from '../config/password.ts';
 import { conflict, invalidValue } from '../pipeline/errors.ts';
-import { nowIso, resourceRoutes, uniqueSlug, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
+import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from '../management/crud.ts';
 import { assertValidResource } from '../management/validate-resource.ts';
 import { userView } from '../management/views.ts';
 import type { ConfigWriter, Draft } from '../management/write-back.ts';
@@ -42,12 +42,11 @@ export const usersSpec: ResourceSpec<AccountConfig> = {
     const fields = withoutReadOnly(body);
     if (fields.password === undefined) throw invalidValue('`password` is required.', 'password');
     const taken = (id: string) => draft.snapshot.accounts.has(id) || id === 'admin';
-    if (typeof fields.id === 'string' && taken(fields.id)) throw conflict(`A user with id '${fields.id}' already exists.`, 'already_exists');
     const email = typeof fields.email === 'string' ? fields.email : '';
+    const id = newItemId(fields, 'user', taken, typeof fields.name === 'string' && fields.name ? fields.name : email.split('@')[0]!, 'user');
     if (draft.snapshot.config.accounts.some((a) => a.email.toLowerCase() === email.toLowerCase())) {
       throw conflict(`A user with email '${email}' already exists.`, 'already_exists');
     }
-    const id = typeof fields.id === 'string' ? fields.id : uniqueSlug(typeof fields.name === 'string' && fields.name ? fields.name : email.split('@')[0]!, taken, 'user');
     const item = { id, ...(await prepare(fields, draft)), created_at: nowIso() };
     item.id = id;
     assertValidResource('account', item);

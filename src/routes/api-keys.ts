@@ -13,7 +13,6 @@ import { nowIso, withoutReadOnly } from '../management/crud.ts';
 import { assertObjectBody, assertValidResource } from '../management/validate-resource.ts';
 import { keyView } from '../management/views.ts';
 import type { ConfigWriter } from '../management/write-back.ts';
-import { appendItem, itemAt, mergeInto, removeItem } from '../management/yaml-edit.ts';
 import { isPlainObject } from '../management/yaml-edit.ts';
 import { json, type ApiContext, type RouteDef } from './types.ts';
 
@@ -38,7 +37,7 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
 }
 
 /** The permissions object of a body, merged over `base`, validated as in the file. */
-function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0 }) {
+function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0, quota_limit: 0 }) {
   if (body.permissions === undefined) return undefined;
   if (!isPlainObject(body.permissions)) throw invalidValue('`permissions` must be an object.', 'permissions');
   return { ...base, ...body.permissions };
@@ -86,17 +85,18 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           }
           const item: Record<string, unknown> = {
             id,
-            name: typeof body.name === 'string' ? body.name : id,
+            // Only an absent name defaults to the id; a name of another type is refused below.
+            name: body.name === undefined ? id : body.name,
             key_hash: hashApiKey(full),
             hint: hintOf(full),
             account,
-            status: body.status ?? 'active',
+            status: body.status === undefined ? 'active' : body.status,
             permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
             created_at: nowIso(),
           };
           for (const field of Object.keys(body)) if (!['name', 'status', 'permissions'].includes(field)) item[field] = body[field];
           assertValidResource('key', item);
-          appendItem(draft.doc, 'keys', item);
+          draft.items.append('keys', item);
         });
         return json(await keyView(findKey(ctx, id), ctx.runtime, full), 201);
       },
@@ -120,9 +120,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         // Validated merged, written as sent: the file's other permission fields keep their text.
         if (fields.permissions) fields.permissions = body.permissions;
         await writer.change((draft) => {
-          const node = itemAt(draft.doc, 'keys', id);
-          if (!node) throw notFound(`No API key with id '${id}' in the configuration file.`);
-          mergeInto(draft.doc, node, fields);
+          if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
         return keyView(findKey(ctx, id), ctx.runtime);
       },
@@ -135,7 +133,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         const id = ctx.params.id!;
         findKey(ctx, id);
         await writer.change((draft) => {
-          if (!removeItem(draft.doc, 'keys', id)) throw notFound(`No API key with id '${id}' in the configuration file.`);
+          if (!draft.items.remove('keys', id)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
         return { id, object: 'api_key', deleted: true };
       },
@@ -149,9 +147,8 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         findKey(ctx, id);
         const full = generateApiKey();
         await writer.change((draft) => {
-          const node = itemAt(draft.doc, 'keys', id);
-          if (!node) throw notFound(`No API key with id '${id}' in the configuration file.`);
-          mergeInto(draft.doc, node, { key_hash: hashApiKey(full), hint: hintOf(full) });
+          const fields = { key_hash: hashApiKey(full), hint: hintOf(full) };
+          if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
         return keyView(findKey(ctx, id), ctx.runtime, full);
       },

@@ -1,6 +1,7 @@
 /**
  * Call logs (spec 4.5): the list with every filter, newest first, paged, and the detail record.
- * Admin-only like the rest of `/v1/admin` (CONTRACT). Defaults: page 1, page_size 20; a
+ * `/v1/admin/logs` is admin-only like the rest of `/v1/admin` (CONTRACT) and sees every account;
+ * `/v1/logs` answers the same for the caller's own account only (read:api for OAuth tokens). Defaults: page 1, page_size 20; a
  * page_size above 100, a page below 1 or a time that is not ISO 8601 is 400 naming the parameter.
  */
 import type { LogService } from '../logs/service.ts';
@@ -58,29 +59,38 @@ export function parseLogQuery(query: URLSearchParams): { filter: LogFilter; page
   return { filter, page, pageSize };
 }
 
+/** The list answer for `filter` (plus `scope`, which the caller cannot widen). */
+async function listLogs(runtime: Runtime, query: URLSearchParams, scope: LogFilter = {}) {
+  const { filter, page, pageSize } = parseLogQuery(query);
+  const { items, total } = await logService(runtime).store.list({ ...filter, ...scope }, page, pageSize);
+  return {
+    object: 'list',
+    data: items,
+    meta: { total, page, page_size: pageSize, total_pages: Math.ceil(total / pageSize) },
+  };
+}
+
+/** The detail record, or 404 when it does not exist or belongs to another account than `accountId`. */
+async function logDetail(runtime: Runtime, id: string, accountId?: string) {
+  const detail = await logService(runtime).store.get(id);
+  if (!detail || (accountId !== undefined && detail.account_id !== accountId)) throw notFound(`No log with id '${id}'.`, 'log_not_found');
+  return detail;
+}
+
 export const logRoutes = defineRoutes([
+  { method: 'GET', path: '/v1/admin/logs', access: 'admin', handler: ({ runtime, query }) => listLogs(runtime, query) },
+  { method: 'GET', path: '/v1/admin/logs/:id', access: 'admin', handler: ({ runtime, params }) => logDetail(runtime, params.id!) },
+  // The caller's own account's calls, for members (and their console): same filters and shapes.
   {
     method: 'GET',
-    path: '/v1/admin/logs',
-    access: 'admin',
-    async handler({ runtime, query }) {
-      const { filter, page, pageSize } = parseLogQuery(query);
-      const { items, total } = await logService(runtime).store.list(filter, page, pageSize);
-      return {
-        object: 'list',
-        data: items,
-        meta: { total, page, page_size: pageSize, total_pages: Math.ceil(total / pageSize) },
-      };
-    },
+    path: '/v1/logs',
+    access: 'key',
+    handler: ({ runtime, query, principal }) => listLogs(runtime, query, { account_id: principal.accountId }),
   },
   {
     method: 'GET',
-    path: '/v1/admin/logs/:id',
-    access: 'admin',
-    async handler({ runtime, params }) {
-      const detail = await logService(runtime).store.get(params.id!);
-      if (!detail) throw notFound(`No log with id '${params.id}'.`, 'log_not_found');
-      return detail;
-    },
+    path: '/v1/logs/:id',
+    access: 'key',
+    handler: ({ runtime, params, principal }) => logDetail(runtime, params.id!, principal.accountId),
   },
 ]);

@@ -42,8 +42,8 @@ function recipientFor(type: CodeType, value: unknown, principal: Principal): str
 
 function codeValue(value: unknown): string {
   if (value === undefined || value === '') throw invalidBody("Missing required parameter: 'code'.", 'code');
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalidValue("Invalid value for 'code': must be a string of digits.", 'code');
-  const code = String(value).trim();
+  if (typeof value !== 'string') throw invalidValue("Invalid value for 'code': must be a string of digits.", 'code');
+  const code = value.trim();
   if (!/^[0-9]{6}$/.test(code)) throw invalidValue("Invalid value for 'code': must be 6 digits.", 'code');
   return code;
 }

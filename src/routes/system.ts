@@ -3,6 +3,7 @@
  * their latencies; status with version, uptime and the last reload; the live configuration.
  */
 import type { Runtime } from '../runtime.ts';
+import { configWritability } from '../management/writability.ts';
 import { defineRoutes, json } from './types.ts';
 
 type ComponentStatus = 'operational' | 'degraded' | 'partial_outage' | 'major_outage' | 'maintenance';
@@ -65,7 +66,7 @@ export async function health(runtime: Runtime) {
   };
 }
 
-export function systemStatus(runtime: Runtime) {
+export async function systemStatus(runtime: Runtime) {
   const { system } = runtime.snapshot.config;
   const degraded = !runtime.store.healthy;
   return {
@@ -76,6 +77,7 @@ export function systemStatus(runtime: Runtime) {
     data_residency: system.data_residency,
     config_version: runtime.snapshot.version,
     last_reload: runtime.lastReload,
+    management: await configWritability(runtime),
   };
 }
 

@@ -17,6 +17,17 @@ describe('attempt classification', () => {
     for (const status of [401, 403, 404]) expect(httpAttemptError(info(status))).toMatchObject({ retrySame: false, fallOver: true });
   });
 
+  it('falls over at once after a timeout, but retries a connection failure on the same target', () => {
+    expect(networkAttemptError(new Error('t'), true, 'first_token')).toMatchObject({ retrySame: false, fallOver: true, upstreamFault: true });
+    expect(networkAttemptError(new Error('ECONNRESET'), false)).toMatchObject({ retrySame: true, fallOver: true, upstreamFault: true });
+  });
+
+  it('counts 5xx, 429 and network failures against the upstream, never a 4xx caused by the request', () => {
+    for (const status of [429, 500, 502, 503]) expect(httpAttemptError(info(status)).upstreamFault).toBe(true);
+    for (const status of [400, 401, 403, 404, 413, 422]) expect(httpAttemptError(info(status)).upstreamFault).toBe(false);
+    expect(httpAttemptError(info(400, 'context_length_exceeded')).upstreamFault).toBe(false);
+  });
+
   it('maps the last failure to what the client sees, never leaking upstream details beyond the message', () => {
     expect(toClientError(httpAttemptError(info(400, 'bad')))).toMatchObject({ status: 400, code: 'bad' });
     const limited = toClientError(httpAttemptError(info(429), 7000));

@@ -6,6 +6,9 @@ import { GatewayError } from '../pipeline/errors.ts';
 import type { UpstreamErrorInfo } from '../providers/types.ts';
 
 export class AttemptError extends Error {
+  /** Which deadline ran out, for a timeout (`connect`, `first_token`, `idle`, `total`). */
+  deadline?: string;
+
   constructor(
     message: string,
     readonly info: UpstreamErrorInfo,
@@ -20,6 +23,15 @@ export class AttemptError extends Error {
     super(message);
     this.name = 'AttemptError';
   }
+
+  /**
+   * Says the upstream is unwell (5xx, 429, a timeout, a connection or protocol failure), so it
+   * counts for the circuit breaker; a 4xx is about the request, never about the upstream's health.
+   */
+  get upstreamFault(): boolean {
+    const { status } = this.info;
+    return status === 0 || status === 429 || status >= 500;
+  }
 }
 
 /** Classify an upstream HTTP error answer. */
@@ -33,6 +45,11 @@ export function httpAttemptError(info: UpstreamErrorInfo, retryAfterMs?: number)
   return new AttemptError(info.message, info, false, false);
 }
 
+/**
+ * A failure without an HTTP answer. A connection refused or reset before any byte is worth one
+ * quick retry on the same target; a timeout is not: the deadline was spent already, so the next
+ * target is tried at once rather than waiting out the same deadline again.
+ */
 export function networkAttemptError(error: unknown, timedOut: boolean, what = 'connect'): AttemptError {
   const detail = timedOut ? `The upstream did not answer in time (${what}).` : 'The upstream could not be reached.';
   const info: UpstreamErrorInfo = {
@@ -42,8 +59,9 @@ export function networkAttemptError(error: unknown, timedOut: boolean, what = 'c
     code: timedOut ? 'upstream_timeout' : 'upstream_unavailable',
     param: null,
   };
-  const attempt = new AttemptError(detail, info, true, true, undefined, timedOut);
+  const attempt = new AttemptError(detail, info, !timedOut, true, undefined, timedOut);
   attempt.cause = error;
+  if (timedOut) attempt.deadline = what;
   return attempt;
 }
 

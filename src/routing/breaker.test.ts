@@ -1,28 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory.ts';
 import type { StateStore } from '../store/types.ts';
-import { createBreaker, type BreakerVerdict } from './breaker.ts';
+import { createBreaker } from './breaker.ts';
+import schema from '../../schemas/gateway.schema.json' with { type: 'json' };
 
-function setup() {
+/** The shipped defaults, read from the schema so the measurement follows any change to them. */
+const breakerDefaults = Object.fromEntries(
+  Object.entries(schema.properties.routing.properties.breaker.properties).map(([name, field]) => [name, field.default]),
+) as { failure_threshold: number; cooldown_ms: number; max_cooldown_ms: number };
+
+function setup(config = { failure_threshold: 3, cooldown_ms: 1000, max_cooldown_ms: 3000 }) {
   let clock = 1_000_000;
-  const inner = createMemoryStore();
+  const inner = createMemoryStore({ now: () => clock, maxEntries: 100 });
   const ops: string[] = [];
-  // Count round trips, to hold the breaker to one read per attempt and writes only on change.
+  // Count store steps, to hold the breaker to one per attempt and writes only on change.
   const store: StateStore = Object.assign(Object.create(inner), {
-    get: (key: string) => (ops.push('get'), inner.get(key)),
-    set: (key: string, value: string, ttl?: number) => (ops.push('set'), inner.set(key, value, ttl)),
+    circuitCheck: (...args: Parameters<StateStore['circuitCheck']>) => (ops.push('check'), inner.circuitCheck(...args)),
+    circuitFailure: (...args: Parameters<StateStore['circuitFailure']>) => (ops.push('failure'), inner.circuitFailure(...args)),
     del: (key: string) => (ops.push('del'), inner.del(key)),
   });
-  const breaker = createBreaker(store, { failure_threshold: 3, cooldown_ms: 1000, max_cooldown_ms: 3000 }, () => clock);
-  return { breaker, ops, advance: (ms: number) => (clock += ms) };
+  const breaker = createBreaker(store, config);
+  return { breaker, ops, advance: (ms: number) => (clock += ms), now: () => clock };
 }
 
-const allowed = (v: BreakerVerdict) => v.allowed;
-
 async function fail(breaker: ReturnType<typeof createBreaker>, deployment = 'p/m') {
-  const verdict = await breaker.check(deployment);
-  if (!verdict.allowed) throw new Error('skipped');
-  await breaker.failure(deployment, verdict.state);
+  const check = await breaker.check(deployment);
+  if (check.verdict === 'open') throw new Error('skipped');
+  await breaker.failure(deployment);
 }
 
 describe('circuit breaker', () => {
@@ -30,18 +34,16 @@ describe('circuit breaker', () => {
     const { breaker, advance } = setup();
     await fail(breaker);
     await fail(breaker);
-    expect(allowed(await breaker.check('p/m'))).toBe(true);
+    expect((await breaker.check('p/m')).verdict).toBe('closed');
     await fail(breaker);
-    const open = await breaker.check('p/m');
-    expect(open).toEqual({ allowed: false, retryInMs: 1000 });
-    expect(allowed(await breaker.check('p/other'))).toBe(true); // another model of the provider is unaffected
+    expect(await breaker.check('p/m')).toEqual({ verdict: 'open', failures: 3, retryInMs: 1000 });
+    expect((await breaker.check('p/other')).verdict).toBe('closed'); // another model of the provider is unaffected
     advance(1000);
     const probe = await breaker.check('p/m');
-    expect(probe).toMatchObject({ allowed: true, probe: true });
-    expect(allowed(await breaker.check('p/m'))).toBe(false); // only one probe at a time
-    if (!probe.allowed) throw new Error('unreachable');
-    await breaker.success('p/m', probe.state);
-    expect(await breaker.check('p/m')).toEqual({ allowed: true, state: null, probe: false });
+    expect(probe.verdict).toBe('probe');
+    expect((await breaker.check('p/m')).verdict).toBe('open'); // only one probe at a time
+    await breaker.success('p/m', probe);
+    expect(await breaker.check('p/m')).toEqual({ verdict: 'closed', failures: 0, retryInMs: 0 });
   });
 
   it('doubles the cooldown while probes keep failing, up to the cap', async () => {
@@ -49,10 +51,10 @@ describe('circuit breaker', () => {
     for (let i = 0; i < 3; i++) await fail(breaker);
     const waits: number[] = [];
     for (let round = 0; round < 3; round++) {
-      const verdict = await breaker.check('p/m');
-      if (verdict.allowed) throw new Error('should be open');
-      waits.push(verdict.retryInMs);
-      advance(verdict.retryInMs);
+      const check = await breaker.check('p/m');
+      if (check.verdict !== 'open') throw new Error('should be open');
+      waits.push(check.retryInMs);
+      advance(check.retryInMs);
       await fail(breaker); // the probe fails
     }
     expect(waits).toEqual([1000, 2000, 3000]);
@@ -62,19 +64,56 @@ describe('circuit breaker', () => {
     const { breaker } = setup();
     await fail(breaker);
     await fail(breaker);
-    const verdict = await breaker.check('p/m');
-    if (!verdict.allowed) throw new Error('unreachable');
-    await breaker.success('p/m', verdict.state);
+    await breaker.success('p/m', await breaker.check('p/m'));
     await fail(breaker);
     await fail(breaker);
-    expect(allowed(await breaker.check('p/m'))).toBe(true);
+    expect((await breaker.check('p/m')).verdict).toBe('closed');
   });
 
-  it('costs one GET per healthy attempt and no write', async () => {
+  it('counts concurrent failures without losing one (one atomic step each)', async () => {
+    const { breaker } = setup({ failure_threshold: 50, cooldown_ms: 1000, max_cooldown_ms: 3000 });
+    await Promise.all(Array.from({ length: 49 }, () => breaker.failure('p/m')));
+    expect(await breaker.check('p/m')).toMatchObject({ verdict: 'closed', failures: 49 });
+    await breaker.failure('p/m');
+    expect((await breaker.check('p/m')).verdict).toBe('open');
+  });
+
+  it('does not lengthen the open period for failures of calls sent while it is open', async () => {
+    const { breaker } = setup();
+    for (let i = 0; i < 3; i++) await fail(breaker);
+    for (let i = 0; i < 5; i++) await breaker.failure('p/m');
+    expect(await breaker.check('p/m')).toMatchObject({ verdict: 'open', retryInMs: 1000 });
+  });
+
+  it('costs one store step per healthy attempt and no write', async () => {
     const { breaker, ops } = setup();
-    const verdict = await breaker.check('p/m');
-    if (!verdict.allowed) throw new Error('unreachable');
-    await breaker.success('p/m', verdict.state);
-    expect(ops).toEqual(['get']);
+    await breaker.success('p/m', await breaker.check('p/m'));
+    expect(ops).toEqual(['check']);
+  });
+
+  it('with the defaults, uses a recovered primary again within 30 s, whatever the outage (measured)', async () => {
+    /** Seconds from recovery to the primary's first served call, for an outage of `outageS` with a call every second. */
+    async function reuseDelay(config: typeof breakerDefaults, outageS: number) {
+      const { breaker, advance, now } = setup(config);
+      const recoversAt = now() + outageS * 1000;
+      for (;;) {
+        const check = await breaker.check('p/m');
+        if (check.verdict !== 'open') {
+          if (now() >= recoversAt) return (now() - recoversAt) / 1000;
+          await breaker.failure('p/m'); // the fallback carries this call
+        }
+        advance(1000);
+      }
+    }
+    const worst = async (config: typeof breakerDefaults) => {
+      let max = 0;
+      for (let outageS = 1; outageS <= 300; outageS++) max = Math.max(max, await reuseDelay(config, outageS));
+      return max;
+    };
+    // The open period caps at max_cooldown_ms: a probe that fails just before the recovery is the worst case.
+    expect(await reuseDelay(breakerDefaults, 60)).toBeLessThanOrEqual(30);
+    expect(await worst(breakerDefaults)).toBe(breakerDefaults.max_cooldown_ms / 1000 - 1); // 19 s with the 20 s cap
+    // The former 60 s cap left a primary recovered after an 80 s outage unused for 59 s.
+    expect(await worst({ ...breakerDefaults, max_cooldown_ms: 60_000 })).toBe(59);
   });
 });

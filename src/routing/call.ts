@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import type { ClientSignal } from '../http/client-signal.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
 import { decodeSse } from '../providers/sse.ts';
-import type { Transport } from '../providers/transport.ts';
+import { BodyTooLargeError } from '../providers/reply-body.ts';
+import type { Transport, UpstreamReply } from '../providers/transport.ts';
 import type { ProviderAdapter, StreamTranslator, Target } from '../providers/types.ts';
 import { UpstreamStreamError } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
@@ -129,14 +130,29 @@ async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
   return reply;
 }
 
+/** A 200 whose body is no JSON answer (cut, garbled, or endless): the upstream failed, say so. */
+async function readJson(body: UpstreamReply['body']): Promise<unknown> {
+  try {
+    return await body.json();
+  } catch (error) {
+    const tooLarge = error instanceof BodyTooLargeError;
+    if (!tooLarge && !(error instanceof SyntaxError)) throw error;
+    const message = tooLarge ? error.message : 'The upstream answered 200 with a body that is not JSON.';
+    const info = { status: 502, message, type: 'upstream_error', code: 'bad_upstream_response', param: null };
+    // A body that grew without end took its time: try the next target, not this one again.
+    throw tooLarge ? new AttemptError(message, info, false, true) : httpAttemptError(info);
+  }
+}
+
 /** Non-stream attempt: the whole answer, translated. */
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const timer = new Deadline(input.signal, input.timeouts.total);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, false, timer);
-    const body = await reply.body.json();
-    return input.adapter.parseResponse(body, input.target);
+    // The answer has begun: from here the idle and total deadlines govern a slow body.
+    timer.clearFirstToken();
+    return input.adapter.parseResponse(await readJson(reply.body), input.target);
   } catch (error) {
     throw classify(error, timer);
   } finally {

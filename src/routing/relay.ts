@@ -3,21 +3,24 @@
  * how it ends.
  * - After the upstream's finish_reason the answer is complete: close as soon as its usage has
  *   come (or a short grace has passed), without waiting for an end marker that may never come.
- * - A break before that is never made to look finished: it ends with an error (the renderer
- *   turns it into the error event), unless a later target's model accepts an assistant prefix,
- *   in which case the answer so far is sent there as a prefill and its continuation is spliced
- *   into the same stream (attempt kind `resumed`).
+ * - A break before that (an error, a stall, or a close without a finish) is never made to look
+ *   finished: it ends with an error (the renderer turns it into the error event), unless a
+ *   target can continue the answer (resume.ts: a fallback, else the same target), in which case
+ *   the answer so far is sent there as a prefix and its continuation is spliced into the same
+ *   stream (attempt kind `resumed`), once.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
 import { GatewayError } from '../pipeline/errors.ts';
-import type { ChatChunk, ChatRequest } from '../providers/openai-types.ts';
+import type { Logger } from '../pipeline/types.ts';
+import type { ChatChunk, Usage } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import { AttemptError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';
-import { breakerFor, tryTargets } from './try-targets.ts';
 import { deploymentOf } from './breaker.ts';
-import { openStream, type OpenStream } from './call.ts';
+import type { OpenStream } from './call.ts';
+import { addUsage, cutLegUsage, resume } from './resume.ts';
 import { timeoutsFor } from './timeouts.ts';
+import { breakerFor } from './try-targets.ts';
 
 /** Longest wait for the usage chunk after the finish_reason (capped by the idle timeout). */
 export const AFTER_FINISH_GRACE_MS = 1000;
@@ -92,12 +95,23 @@ export interface RelayDeps {
   now(): number;
   /** Abort handle for the renderer: always the stream currently relayed. */
   setAbort(abort: () => void): void;
+  /** Where a resume is reported. */
+  logger?: Logger;
 }
 
-/** Relay a committed stream to the end, resuming on a prefix-accepting fallback if it breaks. */
+/** A stream that closed before its finish_reason: cut, even though no error was raised. */
+function endedEarly(): AttemptError {
+  const message = 'The upstream closed the stream before the answer was finished.';
+  return new AttemptError(message, { status: 502, message, type: 'upstream_error', code: 'stream_interrupted', param: null }, true, true);
+}
+
+/** Relay a committed stream to the end, resuming it once on a target that can continue it if it breaks. */
 export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps): AsyncGenerator<ChatChunk> {
   let current = first;
   let text = '';
+  /** The text of the leg being relayed, and the usage of the cut leg before it (once resumed). */
+  let legText = '';
+  let carried: Usage | undefined;
   let sawToolCalls = false;
   let finished = false;
   let frame: { id: string; created: number; model: string } | undefined;
@@ -114,52 +128,43 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
         chunk.id = frame.id;
         chunk.created = frame.created;
         chunk.model = frame.model;
+        if (carried && chunk.usage) chunk.usage = addUsage(carried, chunk.usage);
         for (const choice of chunk.choices) {
+          if (carried) delete choice.delta?.role; // the client has its role chunk already
           if (overlap && choice.delta?.content) {
             // The client already has this whitespace: splice without doubling it.
             if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
             overlap = '';
           }
-          if (choice.delta?.content) text += choice.delta.content;
+          if (choice.delta?.content) {
+            text += choice.delta.content;
+            legText += choice.delta.content;
+          }
           if (choice.delta?.tool_calls?.length) sawToolCalls = true;
           if (choice.finish_reason) finished = true;
         }
         yield chunk;
       }
+      // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
+      if (!finished && !current.stream.translator.done) throw endedEarly();
       return;
     } catch (error) {
       if (!(error instanceof AttemptError)) throw error; // the client left: nothing to report
       if (finished) return; // the answer was complete; a broken tail changes nothing
       recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
-      if (error.retrySame) await breakerFor(ctx, deps.now).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel), null).catch(() => {});
+      if (error.upstreamFault) await breakerFor(ctx).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel)).catch(() => {});
       // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
       const prefix = text.trimEnd();
-      const resumed = sawToolCalls || !prefix ? null : await resume(ctx, prefix, current.index, deps.now);
+      // Once per request (a continuation that breaks again ends the stream), and never past the
+      // total deadline: an answer that ran that long is not continued, it is ended.
+      const resumable = !carried && !sawToolCalls && prefix !== '' && error.deadline !== 'total';
+      const resumed = resumable ? await resume(ctx, prefix, current, deps.now, deps.logger) : null;
       if (!resumed) throw midStreamError(error);
+      carried = cutLegUsage(ctx, legText);
+      legText = '';
       overlap = text.slice(prefix.length);
       current = resumed;
       startedAt = deps.now();
     }
-  }
-}
-
-/** Targets after `index` whose model is configured to accept a prefix and whose wire format can. */
-export function prefixTargets(ctx: GatewayContext, index: number): Array<{ target: Target; index: number }> {
-  return ctx.targets
-    .map((target, i) => ({ target, index: i }))
-    .filter(({ target, index: i }) => i > index && target.model?.accepts_prefix === true && ctx.runtime.adapters.get(target.provider).supportsPrefix);
-}
-
-/** Open the continuation on the first prefix-accepting target that answers; null if none does. */
-async function resume(ctx: GatewayContext, text: string, index: number, now: () => number): Promise<Opened | null> {
-  const candidates = prefixTargets(ctx, index);
-  if (!candidates.length || ctx.signal.aborted) return null;
-  const request: ChatRequest = { ...ctx.body, messages: [...ctx.body.messages, { role: 'assistant', content: text }] };
-  try {
-    const success = await tryTargets(ctx, openStream, { targets: candidates.map((c) => c.target), request, kind: 'resumed' }, now);
-    return { stream: success.value, target: success.target, index: candidates[success.index].index, kind: 'resumed' };
-  } catch {
-    // A refused or failed continuation must not become the caller's error: the original break is reported.
-    return null;
   }
 }

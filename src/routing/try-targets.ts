@@ -1,14 +1,18 @@
 /**
- * The retry/fallback loop: try targets in order, each retried on transient failures with
- * backoff (honouring Retry-After, or falling over at once when it is too long), skipping
- * deployments whose circuit is open, and returning the first success.
+ * The retry/fallback loop: try targets in order, retrying the same target only for failures a
+ * quick retry can fix (a connection refused or reset before any byte, 429/5xx after a short
+ * backoff or Retry-After; never a timeout, whose deadline was spent already), passing over
+ * deployments whose circuit is open, and returning the first success. When every target is open
+ * (or the others failed too), the one whose open period ends first is called anyway as its
+ * probe: the gateway never refuses a call on the breaker's word alone.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
-import { GatewayError, upstreamUnavailable } from '../pipeline/errors.ts';
+import { upstreamUnavailable } from '../pipeline/errors.ts';
 import type { Attempt } from '../pipeline/outcome.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import type { Runtime } from '../runtime.ts';
+import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';
 import { backoffDelay, sleep } from './backoff.ts';
@@ -30,8 +34,10 @@ export interface TryOptions {
   kind?: Attempt['kind'];
 }
 
-export function breakerFor(ctx: GatewayContext, now: () => number): Breaker {
-  return createBreaker(ctx.runtime.store, ctx.snapshot.config.routing.breaker, now);
+type Call<T> = (input: AttemptInput) => Promise<T>;
+
+export function breakerFor(ctx: GatewayContext): Breaker {
+  return createBreaker(ctx.runtime.store, ctx.snapshot.config.routing.breaker);
 }
 
 export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, request: ChatRequest): AttemptInput {
@@ -46,55 +52,68 @@ export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, 
 }
 
 /** Run `call` against each target with retries; the first success, or the client's error. */
-export async function tryTargets<T>(
-  ctx: GatewayContext,
-  call: (input: AttemptInput) => Promise<T>,
-  options: TryOptions,
-  now: () => number,
-): Promise<Success<T>> {
-  const { retries, backoff_ms, backoff_max_ms, max_retry_after_ms } = ctx.snapshot.config.routing;
-  const breaker = breakerFor(ctx, now);
+export async function tryTargets<T>(ctx: GatewayContext, call: Call<T>, options: TryOptions, now: () => number): Promise<Success<T>> {
+  const breaker = breakerFor(ctx);
+  const kindOf = (index: number) => options.kind ?? (index > 0 ? 'fallback' : 'first');
   let last: AttemptError | undefined;
-  let openFor: number | undefined;
+  let earliestOpen: { target: Target; index: number; retryInMs: number } | undefined;
   for (const [index, target] of options.targets.entries()) {
-    const deployment = deploymentOf(target.provider.id, target.upstreamModel);
-    for (let retry = 0; retry <= retries; retry++) {
-      const kind = retry > 0 ? 'retry' : (options.kind ?? (index > 0 ? 'fallback' : 'first'));
-      const verdict = await breaker.check(deployment);
-      if (!verdict.allowed) {
-        // Skipped without a call: recorded so the log shows why this deployment was passed over.
-        recordAttempt(ctx, target, 0, 0, 'circuit_open', kind);
-        openFor = Math.min(openFor ?? Infinity, verdict.retryInMs);
-        break;
+    const check = await breaker.check(deploymentOf(target.provider.id, target.upstreamModel));
+    if (check.verdict === 'open') {
+      // Passed over without a call: recorded so the log shows why.
+      recordAttempt(ctx, target, 0, 0, 'circuit_open', kindOf(index));
+      if (!earliestOpen || check.retryInMs < earliestOpen.retryInMs) earliestOpen = { target, index, retryInMs: check.retryInMs };
+      continue;
+    }
+    const result = await callTarget(ctx, call, options.request, target, kindOf(index), check, breaker, now);
+    if ('value' in result) return { value: result.value, target, index };
+    last = result.error;
+  }
+  if (earliestOpen) {
+    const { target, index } = earliestOpen;
+    const result = await callTarget(ctx, call, options.request, target, kindOf(index), null, breaker, now);
+    if ('value' in result) return { value: result.value, target, index };
+    last = result.error;
+  }
+  throw last ? toClientError(last) : upstreamUnavailable();
+}
+
+/**
+ * One target, with its quick retries. Resolves with the value, or with the error when the next
+ * target may be tried; throws the client's error when it may not (a 400 caused by the request).
+ */
+async function callTarget<T>(
+  ctx: GatewayContext,
+  call: Call<T>,
+  request: ChatRequest,
+  target: Target,
+  kind: NonNullable<Attempt['kind']>,
+  check: CircuitCheck | null,
+  breaker: Breaker,
+  now: () => number,
+): Promise<{ value: T } | { error: AttemptError }> {
+  const { retries, backoff_ms, backoff_max_ms, max_retry_after_ms } = ctx.snapshot.config.routing;
+  const deployment = deploymentOf(target.provider.id, target.upstreamModel);
+  let before = check;
+  for (let retry = 0; ; retry++) {
+    const started = now();
+    try {
+      const value = await call(inputFor(ctx.runtime, ctx, target, request));
+      recordAttempt(ctx, target, now() - started, 200, null, retry > 0 ? 'retry' : kind);
+      await breaker.success(deployment, before);
+      return { value };
+    } catch (error) {
+      if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict
+      recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind);
+      if (error.upstreamFault) {
+        await breaker.failure(deployment);
+        before = null; // a later success must clear the count just made
       }
-      const started = now();
-      try {
-        const value = await call(inputFor(ctx.runtime, ctx, target, options.request));
-        recordAttempt(ctx, target, now() - started, 200, null, kind);
-        await breaker.success(deployment, verdict.state);
-        return { value, target, index };
-      } catch (error) {
-        if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict
-        last = error;
-        recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, kind);
-        // Only transient failures say anything about the deployment's health (a 400 does not).
-        if (error.retrySame) await breaker.failure(deployment, verdict.state);
-        if (!error.fallOver) throw toClientError(error);
-        if (!error.retrySame || retry === retries) break;
-        const wait = error.retryAfterMs ?? backoffDelay(retry, backoff_ms, backoff_max_ms);
-        if (wait > max_retry_after_ms) break; // a long Retry-After: fall over at once
-        await sleep(wait, ctx.signal);
-      }
+      if (!error.fallOver) throw toClientError(error);
+      if (!error.retrySame || retry >= retries) return { error };
+      const wait = error.retryAfterMs ?? backoffDelay(retry, backoff_ms, backoff_max_ms);
+      if (wait > max_retry_after_ms) return { error }; // a long Retry-After: fall over at once
+      await sleep(wait, ctx.signal);
     }
   }
-  if (last) throw toClientError(last);
-  if (openFor !== undefined) {
-    const seconds = String(Math.max(1, Math.ceil(openFor / 1000)));
-    throw new GatewayError(503, 'upstream_error', 'Every upstream for this model is cooling down after repeated failures.', {
-      code: 'upstream_unavailable',
-      headers: { 'retry-after': seconds },
-      retryable: true,
-    });
-  }
-  throw upstreamUnavailable();
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
+import { checkCircuit, failCircuit, parseCircuit } from './circuit.ts';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
 import type { AdmitResult, QuotaRule, RateRule, RateState, StateStore } from './types.ts';
 
@@ -28,13 +29,31 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
   // Hit times per window key, oldest first. The entry's TTL is its window: once it passes with no
   // new hit every timestamp in it is stale anyway, so dropping the whole array is exact.
   const windows = new LRUCache<string, number[]>({ max, ...clock });
-  // Counters (quotas, usage) are never evicted: losing one would silently reset a budget.
+  // Counters (quotas, usage) are never evicted: losing one would silently reset a budget. Only a
+  // periodic budget's counter expires (at its own time, as on Redis); expired ones are swept now and then.
   const counters = new Map<string, number>();
+  const counterExpiry = new Map<string, number>();
+  let nextSweep = 0;
   const leases = new Map<string, Map<string, number>>();
   const bus = new EventEmitter().setMaxListeners(0);
 
+  function dropCounter(key: string): void {
+    counters.delete(key);
+    counterExpiry.delete(key);
+  }
+
+  /** Drops expired counters: the one asked for at once, all of them at most once a minute. */
+  function expireCounters(key: string, t: number): void {
+    const at = counterExpiry.get(key);
+    if (at !== undefined && at <= t) dropCounter(key);
+    if (t < nextSweep) return;
+    nextSweep = t + 60_000;
+    for (const [k, expiresAt] of counterExpiry) if (expiresAt <= t) dropCounter(k);
+  }
+
   /** A counter's value; like Redis INCRBY it also accepts a plain value holding an integer. */
   function counterOf(key: string): number {
+    expireCounters(key, now());
     const held = counters.get(key);
     if (held !== undefined) return held;
     const raw = values.get(key);
@@ -92,7 +111,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       const resetMs = remaining > 0 ? 0 : Math.max(1, Math.ceil(hits[0]! + rule.windowMs - t));
       return { key: rule.key, limit: rule.limit, remaining, resetMs };
     });
-    if (allowed) for (const rule of quotas) if (rule.reserve !== 0) add(rule.key, rule.reserve);
+    if (allowed) {
+      for (const rule of quotas) {
+        if (rule.reserve === 0) continue;
+        add(rule.key, rule.reserve);
+        if (rule.ttlMs && !counterExpiry.has(rule.key)) counterExpiry.set(rule.key, t + Math.ceil(rule.ttlMs));
+      }
+    }
     return refusedBy ? { allowed, rates: states, refusedBy } : { allowed, rates: states };
   }
 
@@ -116,16 +141,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     async get(key) {
       const raw = values.get(key);
       if (raw !== undefined) return raw;
+      expireCounters(key, now());
       const counter = counters.get(key);
       return counter === undefined ? null : String(counter);
     },
     async set(key, value, ttlMs) {
-      counters.delete(key);
+      dropCounter(key);
       values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
     },
     async del(key) {
       values.delete(key);
-      counters.delete(key);
+      dropCounter(key);
       windows.delete(key);
       leases.delete(key);
     },
@@ -134,7 +160,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       return add(key, delta);
     },
     async getCounters(keys) {
-      return keys.map((key) => counters.get(key) ?? parseCounter(values.get(key)));
+      const t = now();
+      return keys.map((key) => {
+        expireCounters(key, t);
+        return counters.get(key) ?? parseCounter(values.get(key));
+      });
     },
     async admit(rates, quotas) {
       assertRules(rates, quotas);
@@ -166,6 +196,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
         bus.off(channel, listener);
       };
     },
+    async circuitCheck(key, probeHoldMs, ttlMs) {
+      const { check, next } = checkCircuit(parseCircuit(values.get(key)), now(), probeHoldMs);
+      if (next) values.set(key, JSON.stringify(next), { ttl: Math.ceil(ttlMs) });
+      return check;
+    },
+    async circuitFailure(key, rule) {
+      const next = failCircuit(parseCircuit(values.get(key)), rule, now());
+      values.set(key, JSON.stringify(next), { ttl: Math.ceil(rule.ttlMs) });
+      return next;
+    },
     async ping() {
       return 0;
     },
@@ -173,6 +213,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       values.clear();
       windows.clear();
       counters.clear();
+      counterExpiry.clear();
       leases.clear();
       bus.removeAllListeners();
     },

@@ -8,8 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
-import { ACQUIRE_LUA, ADMIT_LUA } from './scripts.ts';
-import type { AdmitResult, RateState, StateStore } from './types.ts';
+import { ACQUIRE_LUA, ADMIT_LUA, CIRCUIT_CHECK_LUA, CIRCUIT_FAILURE_LUA } from './scripts.ts';
+import type { AdmitResult, CircuitCheck, RateState, StateStore } from './types.ts';
 
 export interface RedisStoreOptions {
   /** Prepended to every key and channel (tests use a random one so parallel runs never collide). */
@@ -28,7 +28,11 @@ export interface RedisStoreOptions {
 interface ScriptedRedis extends Redis {
   gwAdmit(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   gwAcquire(key: string, max: number, ttlMs: number, leaseId: string): Promise<number>;
+  gwCircuitCheck(key: string, probeHoldMs: number, ttlMs: number): Promise<number[]>;
+  gwCircuitFailure(key: string, threshold: number, cooldownMs: number, maxCooldownMs: number, ttlMs: number): Promise<number[]>;
 }
+
+const VERDICTS: ReadonlyArray<CircuitCheck['verdict']> = ['closed', 'open', 'probe'];
 
 type Role = 'commands' | 'subscriber';
 
@@ -100,6 +104,8 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
   const subscriber = connect(url, 'subscriber', options);
   client.defineCommand('gwAdmit', { lua: ADMIT_LUA });
   client.defineCommand('gwAcquire', { lua: ACQUIRE_LUA, numberOfKeys: 1 });
+  client.defineCommand('gwCircuitCheck', { lua: CIRCUIT_CHECK_LUA, numberOfKeys: 1 });
+  client.defineCommand('gwCircuitFailure', { lua: CIRCUIT_FAILURE_LUA, numberOfKeys: 1 });
   const wait = options.connectTimeoutMs ?? 2000;
   await Promise.all([firstConnection(client, wait), firstConnection(subscriber, wait)]);
 
@@ -150,7 +156,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
         rates.length,
         `${instance}.${sequence++}`,
         ...rates.flatMap((r) => [r.limit, r.windowMs]),
-        ...quotas.flatMap((q) => [q.limit, q.reserve]),
+        ...quotas.flatMap((q) => [q.limit, q.reserve, q.ttlMs ?? 0]),
       ];
       const [allowed, kind, index, used, , ...pairs] = await client.gwAdmit(keys.length, ...keys, ...args);
       const states = rates.map(
@@ -171,6 +177,16 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     },
     async release(key, leaseId) {
       await client.zrem(k(key), leaseId);
+    },
+    async circuitCheck(key, probeHoldMs, ttlMs) {
+      const [verdict, failures, retryInMs] = await client.gwCircuitCheck(k(key), probeHoldMs, Math.ceil(ttlMs));
+      return { verdict: VERDICTS[verdict!] ?? 'closed', failures: failures!, retryInMs: retryInMs! };
+    },
+    async circuitFailure(key, rule) {
+      const [failures, openUntil, cooldownMs, probing] = await client.gwCircuitFailure(
+        k(key), rule.threshold, rule.cooldownMs, rule.maxCooldownMs, Math.ceil(rule.ttlMs),
+      );
+      return { failures: failures!, openUntil: openUntil!, cooldownMs: cooldownMs!, probing: probing === 1 };
     },
     async publish(channel, message) {
       await client.publish(k(channel), message);

@@ -65,6 +65,8 @@ export function createResilientStore(
       // The lease may come from either side of an outage: the unknown side ignores the id.
       await Promise.all([call((s) => s.release(key, leaseId)), fallback.release(key, leaseId)]);
     },
+    circuitCheck: (key, probeHoldMs, ttlMs) => call((s) => s.circuitCheck(key, probeHoldMs, ttlMs)),
+    circuitFailure: (key, rule) => call((s) => s.circuitFailure(key, rule)),
     publish: (channel, message) => call((s) => s.publish(channel, message)),
     async subscribe(channel, onMessage) {
       // Listen on both: messages come over Redis normally, and locally when published in an outage.

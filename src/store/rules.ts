@@ -25,6 +25,9 @@ export function assertRules(rates: readonly RateRule[], quotas: readonly QuotaRu
     if (typeof rule.key !== 'string' || rule.key === '') throw new TypeError('quota rule needs a key');
     if (!Number.isFinite(rule.limit)) throw new TypeError(`quota rule ${rule.key}: limit must be a number`);
     assertInteger(rule.reserve, `quota rule ${rule.key}: reserve`);
+    if (rule.ttlMs !== undefined && !(rule.ttlMs >= 0 && Number.isFinite(rule.ttlMs))) {
+      throw new TypeError(`quota rule ${rule.key}: ttlMs must be >= 0`);
+    }
   }
 }
 

@@ -17,7 +17,7 @@ local stamp = t[1] .. '.' .. t[2]
 
 /**
  * `admit`: KEYS = rate window keys (n) then quota keys (m).
- * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve.
+ * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve, ttlMs.
  * Returns { allowed, refusedKind (0 none, 1 rate, 2 quota), refusedIndex (1-based),
  *           quotaUsed, quotaLimit, then per rate rule: remaining, resetMs }.
  *
@@ -25,6 +25,7 @@ local stamp = t[1] .. '.' .. t[2]
  * Members are `<s.µs>:<nonce>:<i>` so two hits in the same millisecond stay distinct. A rate rule with
  * limit <= 0 and a quota with limit <= 0 are unlimited (quota usage is still counted).
  * Quota refusals take precedence over rate refusals: waiting (Retry-After) would not help them.
+ * A quota counter with ttlMs > 0 gets that expiry when it has none (a periodic budget's key).
  */
 export const ADMIT_LUA = `${kNow}
 local n = tonumber(ARGV[1])
@@ -33,8 +34,7 @@ local m = #KEYS - n
 local kind, index, qUsed, qLimit = 0, 0, 0, 0
 
 for j = 1, m do
-  local at = 2 + 2 * n + 2 * (j - 1)
-  local limit = tonumber(ARGV[at + 1])
+  local limit = tonumber(ARGV[3 + 2 * n + 3 * (j - 1)])
   if limit > 0 and kind == 0 then
     local used = tonumber(redis.call('GET', KEYS[n + j]) or '0') or 0
     if used >= limit then kind, index, qUsed, qLimit = 2, j, used, limit end
@@ -80,8 +80,13 @@ end
 
 if allowed then
   for j = 1, m do
-    local reserve = tonumber(ARGV[2 + 2 * n + 2 * j])
-    if reserve ~= 0 then redis.call('INCRBY', KEYS[n + j], reserve) end
+    local at = 3 + 2 * n + 3 * (j - 1)
+    local reserve = tonumber(ARGV[at + 1])
+    local ttl = tonumber(ARGV[at + 2])
+    if reserve ~= 0 then
+      redis.call('INCRBY', KEYS[n + j], reserve)
+      if ttl > 0 and redis.call('PTTL', KEYS[n + j]) < 0 then redis.call('PEXPIRE', KEYS[n + j], math.ceil(ttl)) end
+    end
   end
 end
 return out
@@ -100,4 +105,51 @@ if redis.call('ZCARD', KEYS[1]) >= max then return 0 end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1
+`;
+
+/** Decode a stored circuit (store/circuit.ts `parseCircuit`): a missing or unreadable one is closed. */
+const kCircuit = `
+local raw = redis.call('GET', KEYS[1])
+local ok, s = false, nil
+if raw then ok, s = pcall(cjson.decode, raw) end
+if not ok or type(s) ~= 'table' then s = {} end
+local failures = tonumber(s.failures) or 0
+local openUntil = tonumber(s.openUntil) or 0
+local cooldown = tonumber(s.cooldownMs) or 0
+local probing = s.probing == true
+local function save(ttl)
+  redis.call('SET', KEYS[1], cjson.encode({ failures = failures, openUntil = openUntil, cooldownMs = cooldown, probing = probing }), 'PX', ttl)
+end
+`;
+
+/**
+ * `circuitCheck` (store/circuit.ts `checkCircuit`): KEYS[1] = circuit, ARGV = probeHoldMs, ttlMs.
+ * Returns { verdict (0 closed, 1 open, 2 probe), failures, retryInMs }.
+ */
+export const CIRCUIT_CHECK_LUA = `${kNow}${kCircuit}
+if openUntil == 0 then return { 0, failures, 0 } end
+if now < openUntil then return { 1, failures, openUntil - now } end
+probing = true
+openUntil = now + math.max(cooldown, tonumber(ARGV[1]))
+save(ARGV[2])
+return { 2, failures, 0 }
+`;
+
+/**
+ * `circuitFailure` (store/circuit.ts `failCircuit`): KEYS[1] = circuit,
+ * ARGV = threshold, cooldownMs, maxCooldownMs, ttlMs. Returns { failures, openUntil, cooldownMs, probing }.
+ */
+export const CIRCUIT_FAILURE_LUA = `${kNow}${kCircuit}
+local threshold, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+failures = failures + 1
+if probing or (openUntil > 0 and now >= openUntil) then
+  cooldown = math.min(cap, math.max(cooldown, 1) * 2)
+  openUntil = now + cooldown
+  probing = false
+elseif openUntil == 0 and failures >= threshold then
+  cooldown = base
+  openUntil = now + base
+end
+save(ARGV[4])
+return { failures, openUntil, cooldown, probing and 1 or 0 }
 `;

@@ -150,6 +150,23 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(await store.incrBy(q, -30 + 12)).toBe(42);
     });
 
+    it('expires a quota counter ttlMs after it was first counted, not after each reservation', async () => {
+      const rule = { key: key('quota'), limit: 100, reserve: 10, ttlMs: 300 };
+      expect((await store.admit([], [rule])).allowed).toBe(true);
+      await advance(200);
+      expect((await store.admit([], [rule])).allowed).toBe(true);
+      expect(await store.incrBy(rule.key, -5)).toBe(15);
+      expect(await store.getCounters([rule.key])).toEqual([15]);
+      await advance(150);
+      // 350 ms after the first count: gone, although the last reservation was 150 ms ago.
+      expect(await store.getCounters([rule.key])).toEqual([0]);
+      // A counter without ttlMs never expires.
+      const lasting = { key: key('quota'), limit: 0, reserve: 4 };
+      await store.admit([], [lasting]);
+      await advance(400);
+      expect(await store.getCounters([lasting.key])).toEqual([4]);
+    });
+
     it('checks several rules atomically: one refusing leaves every other untouched', async () => {
       const full = { key: key('rl'), limit: 1, windowMs: 60_000 };
       const open = { key: key('rl'), limit: 5, windowMs: 60_000 };
@@ -207,6 +224,31 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       const k = key('conc');
       const leases = await Promise.all(Array.from({ length: 20 }, () => store.acquire(k, 5, 10_000)));
       expect(leases.filter((l) => l !== null)).toHaveLength(5);
+    });
+
+    it('counts parallel circuit failures without losing one and opens at the threshold', async () => {
+      const k = key('breaker');
+      const rule = { threshold: 30, cooldownMs: 200, maxCooldownMs: 400, ttlMs: 10_000 };
+      expect(await store.circuitCheck(k, 100, 10_000)).toEqual({ verdict: 'closed', failures: 0, retryInMs: 0 });
+      await Promise.all(Array.from({ length: 29 }, () => store.circuitFailure(k, rule)));
+      expect(await store.circuitCheck(k, 100, 10_000)).toMatchObject({ verdict: 'closed', failures: 29 });
+      const opened = await store.circuitFailure(k, rule);
+      expect(opened).toMatchObject({ failures: 30, cooldownMs: 200, probing: false });
+      const open = await store.circuitCheck(k, 100, 10_000);
+      expect(open.verdict).toBe('open');
+      expect(open.retryInMs).toBeGreaterThan(0);
+      expect(open.retryInMs).toBeLessThanOrEqual(200);
+    });
+
+    it('lets exactly one parallel caller probe a circuit whose period is over; its failure doubles the period', async () => {
+      const k = key('breaker');
+      const rule = { threshold: 1, cooldownMs: 100, maxCooldownMs: 150, ttlMs: 10_000 };
+      await store.circuitFailure(k, rule);
+      await advance(120);
+      const checks = await Promise.all(Array.from({ length: 10 }, () => store.circuitCheck(k, 50, 10_000)));
+      expect(checks.filter((c) => c.verdict === 'probe')).toHaveLength(1);
+      expect(checks.filter((c) => c.verdict === 'open')).toHaveLength(9);
+      expect(await store.circuitFailure(k, rule)).toMatchObject({ cooldownMs: 150, probing: false }); // doubled, capped
     });
 
     it('delivers published messages to every subscriber until it unsubscribes', async () => {

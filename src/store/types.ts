@@ -11,11 +11,16 @@ export interface RateRule {
   windowMs: number;
 }
 
-/** A token budget: refuse when `used >= limit`; on admission reserve `reserve` (settled later). */
+/**
+ * A token budget: refuse when `used >= limit`; on admission reserve `reserve` (settled later).
+ * `ttlMs` (> 0) makes the counter expire that long after it is first counted: a periodic budget
+ * counts under a key per period, which goes away once nothing can settle on it any more.
+ */
 export interface QuotaRule {
   key: string;
   limit: number;
   reserve: number;
+  ttlMs?: number;
 }
 
 export interface RateState {
@@ -32,6 +37,34 @@ export interface AdmitResult {
   rates: RateState[];
   /** Which rule refused: a rate rule (index into rates) or a quota rule key. Quotas are reported first. */
   refusedBy?: { kind: 'rate'; index: number } | { kind: 'quota'; key: string; used: number; limit: number };
+}
+
+/** A deployment's circuit as the store keeps it (the rules are in routing/breaker.ts). */
+export interface CircuitState {
+  /** Consecutive upstream-health failures. */
+  failures: number;
+  /** Skip the deployment until this time (ms, the store's clock); 0 when closed. */
+  openUntil: number;
+  /** The current open period; doubles on each failed probe, up to the cap. */
+  cooldownMs: number;
+  /** A half-open probe is running (until openUntil). */
+  probing: boolean;
+}
+
+/** How a circuit reacts to failures: open at `threshold`, for `cooldownMs` doubling to `maxCooldownMs`. */
+export interface CircuitRule {
+  threshold: number;
+  cooldownMs: number;
+  maxCooldownMs: number;
+  /** Forget a quiet circuit after this long. */
+  ttlMs: number;
+}
+
+/** `closed`: call it; `open`: skip it for `retryInMs`; `probe`: call it as the one half-open probe. */
+export interface CircuitCheck {
+  verdict: 'closed' | 'open' | 'probe';
+  failures: number;
+  retryInMs: number;
 }
 
 export interface StateStore {
@@ -58,6 +91,13 @@ export interface StateStore {
   publish(channel: string, message: string): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Read a circuit; when its open period is over, make this caller the half-open probe and hold
+   * other callers off for `max(cooldown, probeHoldMs)`. One atomic step (one round trip on Redis).
+   */
+  circuitCheck(key: string, probeHoldMs: number, ttlMs: number): Promise<CircuitCheck>;
+  /** Count one failure and open (or reopen, longer, after a failed probe) the circuit: one atomic step. */
+  circuitFailure(key: string, rule: CircuitRule): Promise<CircuitState>;
   /** Round-trip latency in ms; throws when unreachable. */
   ping(): Promise<number>;
   /** Healthy connection right now (no I/O). */

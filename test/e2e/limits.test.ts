@@ -122,6 +122,14 @@ describe('quotas', () => {
     expect(viaFallback.model).toBe('gpt-4o-mini');
   });
 
+  it("provider quota: the master key's calls count too, and it is refused once the quota is spent", async () => {
+    const master = (content: string) =>
+      client(gw, MASTER_KEY).chat.completions.create({ model: 'metered-admin/metered-model', messages: [{ role: 'user', content }] });
+    const first = await master('one two three');
+    await expect.poll(async () => (await admin('/v1/admin/providers/metered-admin')).quota_used).toBe(first.usage!.total_tokens);
+    await expect(master('again')).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+  });
+
   it('streamed answers are settled with their real usage', async () => {
     const before = (await admin('/v1/admin/groups/big')).quota_used;
     const stream = await client(gw, key('stream')).chat.completions.create({

@@ -21,6 +21,7 @@ describe('system endpoints', () => {
     const body = await (await get('/v1/system/status', DEMO_KEY)).json();
     const pkg = JSON.parse(await readFile('package.json', 'utf8'));
     expect(body).toMatchObject({ status: 'operational', version: pkg.version, region: 'local', data_residency: 'local', last_reload: null });
+    expect(body.management).toEqual({ writable: true, reason: null });
     expect(Number.isInteger(body.uptime)).toBe(true);
   });
 

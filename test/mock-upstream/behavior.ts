@@ -14,6 +14,8 @@ export interface Behavior {
   chunkDelayMs?: number;
   /** Destroy the connection after this many content chunks. */
   cutAfterChunks?: number;
+  /** End the response cleanly after this many content chunks: no finish, no end marker, no error. */
+  truncateAfterChunks?: number;
   /** Stop sending (keep the connection open) after this many content chunks. */
   stallAfterChunks?: number;
   /** End the stream after the finish chunk without its end marker (`[DONE]`, `message_stop`). */
@@ -22,8 +24,29 @@ export interface Behavior {
   holdAfterFinish?: boolean;
   /** The answer text (default: echo of the last user message). */
   reply?: string;
-  /** Only the next N requests behave like this, then the default applies again. */
+  /** JSON answers: wait this long between the body's pieces (headers first, then a slow body). */
+  trickleMs?: number;
+  /** Destroy the connection before sending any header. */
+  resetBeforeHeaders?: boolean;
+  /** Answer 200 whose body is an error (JSON body, or a stream whose first event is the error). */
+  errorIn200?: boolean;
+  /** Answer 200 with a body that is not JSON (JSON answers) or not JSON events (streams). */
+  malformed?: boolean;
+  /** Streams: after this many content chunks, send an error event and end. */
+  errorEventAfterChunks?: number;
+  /** Never finish: the answer grows without end (one JSON string, or content chunk after chunk). */
+  endless?: boolean;
+  /** Only the next N requests behave like this, then `then` (or the default) applies. */
   times?: number;
+  then?: Behavior;
+  /**
+   * compat: the request flag this upstream needs to continue a trailing assistant message, as
+   * real servers do (vLLM `continue_final_message`, DeepSeek/Mistral `prefix: true` on the
+   * message). Without it the answer starts over from the beginning, repeating the prefix.
+   */
+  prefixStyle?: 'trailing_assistant' | 'continue_final_message' | 'prefix';
+  /** Answer 400 to a request ending with an assistant message (an upstream without prefill). */
+  refusePrefix?: boolean;
 }
 
 export function behaviorFromModel(model: string): Behavior {

@@ -3,6 +3,7 @@
  * `api-key` plus `api-version`): `/chat/completions`, JSON or `data:` chunks ending `[DONE]`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Behavior } from './behavior.ts';
 import type { Normalized, Plan } from './plan.ts';
 import type { Format, StreamWriter } from './format.ts';
 
@@ -26,6 +27,19 @@ export function normalizeChat(body: any, model: string): Normalized {
     toolResult: last?.role === 'tool' ? textOf(last.content) : undefined,
     prefix: last?.role === 'assistant' && !last.tool_calls ? textOf(last.content) : undefined,
   };
+}
+
+/** Does this compat request ask for a continuation the way the upstream (its behaviour) understands? */
+export function continuesPrefix(body: any, behavior: Behavior): boolean {
+  const last = body?.messages?.at(-1);
+  switch (behavior.prefixStyle ?? 'trailing_assistant') {
+    case 'continue_final_message':
+      return body.continue_final_message === true && body.add_generation_prompt === false;
+    case 'prefix':
+      return last?.prefix === true;
+    default:
+      return true;
+  }
 }
 
 function openaiFormat(name: string, match: (path: string) => string | null | undefined, auth: (h: IncomingHttpHeaders, url: URL) => string | null): Format {

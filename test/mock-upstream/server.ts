@@ -9,9 +9,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { behaviorFromModel, type Behavior } from './behavior.ts';
 import type { Format } from './format.ts';
-import { compatFormat, deploymentFormat } from './format-openai.ts';
+import { compatFormat, continuesPrefix, deploymentFormat } from './format-openai.ts';
 import { generateFormat } from './format-generate.ts';
 import { messagesFormat } from './format-messages.ts';
+import { MOCK_STREAM_ERROR, sendBrokenStream, sendJsonAnswer } from './faults.ts';
 import { piecesOf, planAnswer } from './plan.ts';
 
 export interface ReceivedRequest {
@@ -52,7 +53,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     const set = behaviors.get(model);
     if (!set) return behaviorFromModel(model);
     if (set.times !== undefined) {
-      if (set.times <= 0) return behaviorFromModel(model);
+      if (set.times <= 0) return set.then ?? behaviorFromModel(model);
       set.times--;
     }
     return set;
@@ -91,6 +92,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     const request = format.normalize(body, url, pathModel ? decodeURIComponent(pathModel) : null);
     record.model = request.model;
     const behavior = behaviorFor(request.model);
+    if (behavior.resetBeforeHeaders) return void req.socket.destroy();
     if (behavior.delayMs) await sleep(behavior.delayMs);
     if (res.destroyed) return;
     if (behavior.status && behavior.status >= 400) {
@@ -100,15 +102,28 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       const error = behavior.errorBody ?? format.errorBody(behavior.status, `mock failure ${behavior.status}`, behavior.retryAfter);
       return sendJson(res, behavior.status, error, headers);
     }
+    if (request.prefix !== undefined && behavior.refusePrefix) {
+      return sendJson(res, 400, format.errorBody(400, 'This model does not continue a final assistant message.'));
+    }
+    if (request.prefix !== undefined && format === compatFormat && !continuesPrefix(body, behavior)) request.prefix = undefined;
     const id = `chatcmpl-mock${++counter}`;
     const plan = planAnswer(request, behavior, counter);
-    if (!request.stream) return sendJson(res, 200, format.json(plan, request, id));
+    if (!request.stream) return sendJsonAnswer(res, format.json(plan, request, id), behavior);
+    if (sendBrokenStream(res, behavior)) return;
 
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     const send = (event: string | null, data: unknown) =>
       res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     const writer = format.writer(send, request, plan, id, body);
     writer.start();
+    if (behavior.endless) {
+      // Content chunk after content chunk, never a finish: only the gateway's deadline ends it.
+      while (!res.destroyed) {
+        writer.text('more ');
+        await sleep(1);
+      }
+      return;
+    }
     const pieces = plan.toolCall ? [null] : piecesOf(plan.text);
     for (const [index, piece] of pieces.entries()) {
       if (behavior.chunkDelayMs) await sleep(behavior.chunkDelayMs);
@@ -119,6 +134,11 @@ export async function startMockUpstream(options: { port?: number; host?: string 
         return;
       }
       if (behavior.stallAfterChunks !== undefined && index >= behavior.stallAfterChunks) return; // hold the socket open
+      if (behavior.truncateAfterChunks !== undefined && index >= behavior.truncateAfterChunks) return void res.end();
+      if (behavior.errorEventAfterChunks !== undefined && index >= behavior.errorEventAfterChunks) {
+        send(null, MOCK_STREAM_ERROR);
+        return void res.end();
+      }
       if (piece === null) writer.tool(plan.toolCall!);
       else writer.text(piece);
     }

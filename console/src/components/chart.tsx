@@ -1,0 +1,99 @@
+/**
+ * A uPlot chart of daily series (bars or lines). uPlot draws on a canvas, so the figures are also
+ * given as a table for screen readers (`summary`), and the canvas is hidden from them.
+ */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { useEffect, useRef } from 'preact/hooks';
+
+export interface Series {
+  label: string;
+  values: number[];
+  color: string;
+  kind: 'bars' | 'line';
+  /** Which y axis: 'y' (left) or 'y2' (right). */
+  scale?: 'y' | 'y2';
+  format?(value: number): string;
+}
+
+/** Room for the widest tick label (uPlot does not measure them itself). */
+const labelRoom = (_u: uPlot, values: string[] | null) => 16 + 7.5 * Math.max(3, ...(values ?? []).map((v) => v.length));
+
+const dayToSeconds = (day: string) => Date.parse(day.length === 7 ? `${day}-01T00:00:00Z` : `${day}T00:00:00Z`) / 1000;
+
+export function DailyChart(props: { title: string; days: string[]; series: Series[]; height?: number }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = host.current!;
+    const bars = uPlot.paths.bars!({ size: [0.6, 40] });
+    const hasY2 = props.series.some((s) => s.scale === 'y2');
+    const options: uPlot.Options = {
+      width: element.clientWidth || 600,
+      height: props.height ?? 220,
+      scales: {
+        // Half a day of room on each side, so the first and last bars are drawn whole.
+        x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        y2: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
+      axes: [
+        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' } },
+        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' }, size: labelRoom, values: (_u, values) => values.map((v) => props.series[0]?.format?.(v) ?? String(v)) },
+        ...(hasY2 ? [{ scale: 'y2', side: 1, stroke: '#3d4451', grid: { show: false }, size: labelRoom } as uPlot.Axis] : []),
+      ],
+      series: [
+        {},
+        ...props.series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          fill: s.kind === 'bars' ? `${s.color}cc` : undefined,
+          width: s.kind === 'bars' ? 0 : 2,
+          paths: s.kind === 'bars' ? bars : undefined,
+          points: { show: s.kind === 'line' },
+          scale: s.scale ?? 'y',
+          value: (_u: uPlot, v: number | null) => (v == null ? '—' : (s.format?.(v) ?? String(v))),
+        })),
+      ],
+      legend: { live: false },
+    };
+    const plot = new uPlot(options, [props.days.map(dayToSeconds), ...props.series.map((s) => s.values)], element);
+    const resize = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: props.height ?? 220 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [props.days, props.series]);
+
+  return (
+    <figure class="chart">
+      <figcaption>{props.title}</figcaption>
+      <div ref={host} aria-hidden="true" />
+      <details class="chart-data">
+        <summary>Figures of this chart</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              {props.series.map((s) => (
+                <th scope="col" key={s.label}>
+                  {s.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {props.days.map((day, i) => (
+              <tr key={day}>
+                <th scope="row">{day}</th>
+                {props.series.map((s) => (
+                  <td key={s.label}>{s.format ? s.format(s.values[i] ?? 0) : s.values[i]}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * One admin resource (providers, models, groups or users, see resource-specs.ts): list, create,
+ * edit (a partial PUT of the fields that changed) and delete, with the API's validation message
+ * shown beside the field its `param` names.
+ */
+import { useState } from 'preact/hooks';
+import { api, ApiError, type List } from '../api.ts';
+import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField } from '../components/ui.tsx';
+import { useLoad } from '../hooks.ts';
+import { useSession } from '../session.ts';
+import { RESOURCES, type FieldSpec, type ResourceSpec } from './resource-specs.ts';
+
+type Item = Record<string, unknown> & { id: string };
+
+const textOf = (field: FieldSpec, value: unknown) =>
+  value == null || field.kind === 'secret' ? '' : Array.isArray(value) ? value.join(', ') : String(value);
+
+/** The JSON value of a form field, or undefined to leave it out. */
+function valueOf(field: FieldSpec, text: string): unknown {
+  const trimmed = text.trim();
+  if (field.kind === 'list') return trimmed ? trimmed.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  if (trimmed === '') return undefined;
+  // Not a number stays text, so the API says what is wrong with it (beside the field).
+  if (field.kind === 'number') return Number.isNaN(Number(trimmed)) ? trimmed : Number(trimmed);
+  return field.kind === 'secret' ? text : trimmed;
+}
+
+function ItemForm(props: { spec: ResourceSpec; item?: Item; onSaved(item: Item): void; onCancel(): void }) {
+  const { spec, item } = props;
+  const fields = spec.fields.filter((f) => !(item && f.createOnly));
+  const initial = Object.fromEntries(fields.map((f) => [f.name, textOf(f, item?.[f.name]) || (f.kind === 'select' && !item ? f.options![0]! : '')]));
+  const [values, setValues] = useState<Record<string, string>>(initial);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = {};
+    for (const field of fields) {
+      // On edit only what changed is sent (the API's PUT is partial).
+      if (item && values[field.name] === initial[field.name]) continue;
+      const value = valueOf(field, values[field.name] ?? '');
+      if (value !== undefined) body[field.name] = value;
+      else if (item && field.kind !== 'secret') body[field.name] = null;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const path = item ? `${spec.path}/${encodeURIComponent(item.id)}` : spec.path;
+      props.onSaved(item ? await api.put<Item>(path, body) : await api.post<Item>(path, body));
+    } catch (e) {
+      setError(e as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const general = error && !fields.some((f) => errorFor(f.name, error)) ? error.message : null;
+  return (
+    <form onSubmit={submit} noValidate>
+      <div class="form-grid">
+        {fields.map((field) => {
+          const common = { label: field.label, error: errorFor(field.name, error), value: values[field.name] ?? '' };
+          const update = (e: Event) => setValues({ ...values, [field.name]: (e.currentTarget as HTMLInputElement).value });
+          if (field.kind === 'select') {
+            return <SelectField key={field.name} {...common} onChange={update} options={field.options!.map((o): [string, string] => [o, o])} />;
+          }
+          return (
+            <Field
+              key={field.name}
+              {...common}
+              hint={field.hint}
+              required={field.required && !item}
+              type={field.kind === 'secret' ? 'password' : 'text'}
+              autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
+              inputMode={field.kind === 'number' ? 'decimal' : undefined}
+              onInput={update}
+            />
+          );
+        })}
+      </div>
+      {general && <Alert kind="error">{general}</Alert>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {item ? 'Save' : `Create ${spec.singular}`}
+        </button>
+        <button type="button" class="ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Cell(props: { item: Item; column: ResourceSpec['columns'][number] }) {
+  const value = props.item[props.column.field];
+  switch (props.column.kind) {
+    case 'quota':
+      return <QuotaBar used={Number(props.item.quota_used ?? 0)} limit={Number(value ?? 0)} label={`Quota of ${String(props.item.name ?? props.item.id)}`} />;
+    case 'list':
+      return <>{Array.isArray(value) && value.length ? value.join(', ') : '—'}</>;
+    case 'pill':
+      return <span class={`pill pill-${String(value)}`}>{String(value ?? '—')}</span>;
+    case 'money':
+      return <>{value == null ? '—' : String(value)}</>;
+    default:
+      return <>{value == null || value === '' ? '—' : String(value)}</>;
+  }
+}
+
+export function ResourcePage(props: { kind: string }) {
+  const spec = RESOURCES[props.kind]!;
+  const { readOnly } = useSession();
+  const items = useLoad(() => api.get<List<Item>>(spec.path), [spec.path]);
+  const [editing, setEditing] = useState<Item | 'new' | null>(null);
+  const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+
+  const remove = async (item: Item) => {
+    if (!confirm(`Delete ${spec.singular} "${String(item.name ?? item.email ?? item.id)}"?`)) return;
+    setNotice(null);
+    try {
+      await api.del(`${spec.path}/${encodeURIComponent(item.id)}`);
+      setNotice({ kind: 'success', text: `Deleted ${spec.singular} ${item.id}.` });
+      items.reload();
+    } catch (e) {
+      setNotice({ kind: 'error', text: (e as Error).message });
+    }
+  };
+
+  return (
+    <>
+      <div class="toolbar">
+        <button type="button" class="primary" disabled={!!readOnly} onClick={() => setEditing('new')}>
+          Create {spec.singular}
+        </button>
+      </div>
+      {notice && <Alert kind={notice.kind}>{notice.text}</Alert>}
+      {items.error && <Alert kind="error">{items.error.message}</Alert>}
+      {!items.data ? (
+        !items.error && <Loading />
+      ) : items.data.data.length === 0 ? (
+        <p class="muted">None yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                {spec.columns.map((c) => (
+                  <th scope="col" key={c.field}>
+                    {c.label}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.data.data.map((item) => (
+                <tr key={item.id}>
+                  {spec.columns.map((c, i) =>
+                    i === 0 ? (
+                      <th scope="row" key={c.field}>
+                        <Cell item={item} column={c} />
+                      </th>
+                    ) : (
+                      <td key={c.field}>
+                        <Cell item={item} column={c} />
+                      </td>
+                    ),
+                  )}
+                  <RowActions
+                    target={item.id}
+                    disabled={!!readOnly}
+                    actions={[
+                      { label: 'Edit', run: () => setEditing(item) },
+                      { label: 'Delete', run: () => remove(item), danger: true },
+                    ]}
+                  />
+                </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {editing && (
+          <Dialog title={editing === 'new' ? `Create a ${spec.singular}` : `Edit ${spec.singular} ${editing.id}`} onClose={() => setEditing(null)}>
+            <ItemForm
+              spec={spec}
+              item={editing === 'new' ? undefined : editing}
+              onCancel={() => setEditing(null)}
+              onSaved={(saved) => {
+                setEditing(null);
+                setNotice({ kind: 'success', text: `Saved ${spec.singular} ${saved.id}.` });
+                items.reload();
+              }}
+            />
+          </Dialog>
+        )}
+      </>
+    );
+  }
+  

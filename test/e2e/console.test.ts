@@ -1,0 +1,372 @@
+/**
+ * The web console end to end in a real browser (Debian's chromium through playwright-core): sign in
+ * with a gateway account and through the company SSO (a second oidc-provider started here), create
+ * a key and call with it through the openai SDK, find the call in the logs and the chart, change a
+ * setting, rotate a key, enrol TOTP, sign out (tokens revoked), a member who has no admin pages,
+ * and read-only mode. Every page gets an axe-core scan (no serious violation) and a screenshot in
+ * test-artifacts/console/.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import OpenAI from 'openai';
+import { Secret, TOTP } from 'otpauth';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../_process.ts';
+import { api, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { launchBrowser, screenshot, seriousViolations } from '../console/browser.ts';
+import { startIdp, type TestIdp } from '../console/idp.ts';
+
+const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
+const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
+const WIDE = { width: 1280, height: 860 };
+/** Half of a 1366-pixel laptop screen. */
+const HALF = { width: 683, height: 860 };
+
+let mock: MockUpstream;
+let idp: TestIdp;
+let gw: TestGateway;
+let base: string;
+let browser: Browser;
+const cspErrors: string[] = [];
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  mock = await startMockUpstream();
+  idp = await startIdp({
+    redirectUri: `${base}/console/sso/callback`,
+    users: { carol: { email: 'carol@corp.example', name: 'Carol', gateway_role: 'operator', team: 'default' } },
+  });
+  gw = await startTestGateway('console.yaml', {
+    PORT: String(port),
+    GATEWAY_BASE_URL: base,
+    MOCK_URL: `${mock.url}/v1`,
+    SSO_ISSUER: idp.issuer,
+    SSO_SECRET: idp.clientSecret,
+  });
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await idp?.close();
+  await mock?.close();
+});
+
+async function newPage(viewport = WIDE): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
+  });
+  // confirm() before a rotation or a deletion: accept.
+  page.on('dialog', (dialog) => void dialog.accept());
+  return { context, page };
+}
+
+async function signInWithPassword(page: Page, user: { email: string; password: string }) {
+  await page.goto(`${base}/console/`);
+  await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
+  await page.waitForURL(/\/oauth\/interaction\//);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${base}/console/overview`);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+/** Waits until the page has loaded its data, then scans it and saves a screenshot. */
+async function check(page: Page, name: string) {
+  await page.waitForLoadState('networkidle');
+  await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+  await screenshot(page, name);
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+}
+
+async function go(page: Page, path: string, heading: string) {
+  await page.goto(`${base}/console/${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${base}/api/v1`, maxRetries: 0 });
+const chat = (apiKey: string) => sdk(apiKey).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello console' }] });
+
+describe('console static files', () => {
+  it('serves the page with a strict CSP and no cache, hashed assets cached for a year, under 250 KB gzipped', async () => {
+    const page = await fetch(`${base}/console/keys`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    let gzipped = 0;
+    for (const asset of assets) {
+      const response = await fetch(`${base}${asset}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      gzipped += gzipSync(Buffer.from(await response.arrayBuffer())).length;
+    }
+    expect(gzipped).toBeLessThan(250 * 1024);
+    const missing = await fetch(`${base}/console/assets/index-00000000.js`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.type).toBe('not_found_error');
+  });
+});
+
+// Several pages per test, each scanned by axe: generous time on a loaded machine.
+describe('the console in a browser', { timeout: 120_000 }, () => {
+  let admin: Page;
+  let createdKey = '';
+
+  it('signs an admin in through the gateway login (no consent page) and shows the overview', async () => {
+    ({ page: admin } = await newPage());
+    await admin.goto(`${base}/console/`);
+    await admin.getByRole('button', { name: 'Sign in with Acme SSO' }).waitFor();
+    await check(admin, '01-sign-in');
+    await signInWithPassword(admin, ROOT);
+    await expect.poll(() => admin.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
+      'Overview', 'API keys', 'Logs', 'Providers', 'Models', 'Groups', 'Users', 'Settings', 'Security',
+    ]);
+  });
+
+  it('creates a key, shows it once, and the key works with the openai SDK', async () => {
+    await go(admin, 'keys', 'API keys');
+    await admin.getByRole('button', { name: 'Create key' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.getByLabel('Name').fill('ci key');
+    await dialog.getByLabel('Rate limit (requests per minute)').fill('lots');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    // The API's message beside the field it names.
+    await expect.poll(() => dialog.locator('.field-error').allTextContents()).toEqual([expect.stringContaining('rate_limit')]);
+    await dialog.getByLabel('Rate limit (requests per minute)').fill('120');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const reveal = admin.getByRole('dialog', { name: 'Key "ci key" created' });
+    createdKey = await reveal.getByLabel('Your new API key').inputValue();
+    expect(createdKey).toMatch(/^sk-bf-/);
+    await screenshot(admin, '03-key-created');
+    await reveal.getByRole('button', { name: 'Done' }).click();
+    const completion = await chat(createdKey);
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+    await admin.reload();
+    await admin.getByRole('row', { name: /ci key/ }).waitFor();
+    await check(admin, '02-keys');
+  });
+
+  it('shows the call in the logs, with its detail', async () => {
+    await go(admin, 'logs', 'Logs');
+    await expect
+      .poll(async () => {
+        await admin.getByRole('button', { name: 'Apply filters' }).click();
+        return admin.getByRole('row', { name: /ci key/ }).count();
+      }, { timeout: 10_000 })
+      .toBe(1);
+    await admin.getByLabel('Status').selectOption('error');
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await admin.getByText('No calls match.').waitFor();
+    await admin.getByRole('button', { name: 'Clear' }).click();
+    await admin.getByRole('row', { name: /ci key/ }).waitFor();
+    await check(admin, '04-logs');
+    await admin.getByRole('row', { name: /ci key/ }).getByRole('link').click();
+    await admin.getByRole('heading', { level: 1, name: 'Log entry' }).waitFor();
+    await admin.getByRole('heading', { name: 'Upstream attempts' }).waitFor();
+    await expect.poll(() => admin.locator('pre.code').first().textContent()).toContain('Hello console');
+    await check(admin, '05-log-detail');
+  });
+
+  it('counts the call in the overview and its chart', async () => {
+    await go(admin, 'overview', 'Overview');
+    const today = admin.getByRole('region', { name: 'Today' });
+    await expect.poll(() => today.locator('dd').first().textContent()).toBe('1');
+    await admin.locator('.chart canvas').first().waitFor();
+    const usage = admin.getByRole('figure', { name: 'Usage per day' });
+    await usage.getByText('Figures of this chart').click();
+    const rows = await usage.locator('tbody tr').allTextContents();
+    expect(rows.filter((row) => /\d$/.test(row) && !row.endsWith('00'))).not.toHaveLength(0);
+    expect(await usage.locator('tbody tr').last().locator('td').last().textContent()).toBe('1');
+    await usage.getByText('Figures of this chart').click();
+    await admin.getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
+    await check(admin, '06-overview');
+  });
+
+  it('exports the statistics as CSV from the page', async () => {
+    const download = admin.waitForEvent('download');
+    await admin.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+    const text = await readFile((await file.path())!, 'utf8');
+    expect(text.split('\n')[0]).toContain('request_count');
+  });
+
+  it('rotates a key: the old one stops working, the new one works', async () => {
+    await go(admin, 'keys', 'API keys');
+    await admin.getByRole('button', { name: 'Rotate ci key' }).click();
+    const reveal = admin.getByRole('dialog', { name: 'New key for ci key' });
+    const rotated = await reveal.getByLabel('Your new API key').inputValue();
+    expect(rotated).not.toBe(createdKey);
+    await reveal.getByRole('button', { name: 'Done' }).click();
+    await expect(chat(createdKey)).rejects.toMatchObject({ status: 401 });
+    expect((await chat(rotated)).choices[0]!.message.content).toBeTruthy();
+    await admin.getByRole('button', { name: 'Deactivate ci key' }).click();
+    await admin.getByRole('button', { name: 'Activate ci key', exact: true }).waitFor();
+    await expect(chat(rotated)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('changes a setting, with a refused value shown beside its field', async () => {
+    await go(admin, 'settings', 'Settings');
+    await admin.getByLabel('Time zone').fill('Mars/Olympus');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => admin.locator('.field-error').allTextContents()).toEqual([expect.stringMatching(/timezone/i)]);
+    await admin.getByLabel('Time zone').fill('Europe/Berlin');
+    await admin.getByLabel('Stream by default').check();
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+    await admin.reload();
+    await expect.poll(() => admin.getByLabel('Time zone').inputValue()).toBe('Europe/Berlin');
+    expect(await admin.getByLabel('Stream by default').isChecked()).toBe(true);
+    await check(admin, '07-settings');
+  });
+
+  it('lists, creates and edits the admin resources, with validation beside the field', async () => {
+    for (const [path, heading] of [['providers', 'Providers'], ['models', 'Models'], ['users', 'Users']] as const) {
+      await go(admin, path, heading);
+      await admin.getByRole('table').waitFor();
+      await check(admin, `08-${path}`);
+    }
+    await go(admin, 'groups', 'Groups');
+    await admin.getByRole('meter', { name: 'Quota of Default' }).waitFor();
+    await admin.getByRole('button', { name: 'Create group' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Create a group' });
+    await dialog.getByLabel('Name').fill('Research');
+    await dialog.getByLabel('Priority').fill('high');
+    await dialog.getByRole('button', { name: 'Create group' }).click();
+    await expect.poll(() => dialog.locator('.field-error').allTextContents()).toEqual([expect.stringContaining('priority')]);
+    await screenshot(admin, '09-group-validation');
+    await dialog.getByLabel('Priority').fill('3');
+    await dialog.getByLabel('Quota (tokens)').fill('5000');
+    await dialog.getByRole('button', { name: 'Create group' }).click();
+    await admin.getByRole('row', { name: /Research/ }).waitFor();
+    await admin.getByRole('button', { name: 'Edit research' }).click();
+    const edit = admin.getByRole('dialog', { name: 'Edit group research' });
+    await edit.getByLabel('Description').fill('The lab');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const group = await api(gw, 'GET', '/v1/admin/groups/research');
+    expect(group.body).toMatchObject({ name: 'Research', priority: 3, quota_limit: 5000, description: 'The lab' });
+    await check(admin, '08-groups');
+  });
+
+  it('enrols TOTP with a QR code', async () => {
+    await go(admin, 'security', 'Security');
+    await admin.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await admin.getByRole('img', { name: 'QR code to scan with your authenticator app' }).waitFor();
+    await check(admin, '10-security-totp');
+    const secret = (await admin.locator('.totp code').textContent())!.trim();
+    const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
+    await admin.getByLabel('Code').fill(code);
+    await admin.getByRole('button', { name: 'Verify' }).click();
+    await admin.getByText('Two-factor authentication is on.').waitFor();
+  });
+
+  it('signs out and revokes the tokens', async () => {
+    const token = await admin.evaluate(() => JSON.parse(sessionStorage.getItem('gw-console-tokens')!).access_token as string);
+    expect((await api(gw, 'GET', '/v1/api-keys', undefined, token)).status).toBe(200);
+    await admin.getByRole('button', { name: 'Sign out' }).click();
+    await admin.getByRole('button', { name: 'Sign in with your gateway account' }).waitFor();
+    await expect.poll(async () => (await api(gw, 'GET', '/v1/api-keys', undefined, token)).status).toBe(401);
+    await admin.context().close();
+  });
+
+  it('gives a member their own keys, logs and usage, and no admin pages at all', async () => {
+    await chat(DEMO_KEY); // alice's key
+    const { page, context } = await newPage(HALF);
+    await signInWithPassword(page, ALICE);
+    await expect.poll(() => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
+      'Overview', 'API keys', 'Logs', 'Settings', 'Security',
+    ]);
+    await expect.poll(() => page.getByRole('region', { name: 'Today' }).locator('dd').first().textContent()).toBe('1');
+    await check(page, '11-member-overview-half-width');
+    await go(page, 'keys', 'API keys');
+    await page.getByRole('row', { name: /Alice's key/ }).waitFor();
+    expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
+    await check(page, '12-member-keys-half-width');
+    await go(page, 'logs', 'Logs');
+    await page.getByRole('row', { name: /Alice's key/ }).waitFor();
+    expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
+    await check(page, '13-member-logs-half-width');
+    for (const path of ['users', 'providers', 'models', 'groups']) {
+      await go(page, path, 'Page not found');
+    }
+    await context.close();
+  });
+
+  it('signs in through the company SSO, creating the account with the mapped role and group', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
+    await page.waitForURL(`${idp.issuer}/**`);
+    await page.locator('input[name="login"]').fill('carol');
+    await page.locator('input[name="password"]').fill('anything');
+    await page.locator('button[type="submit"]').first().click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${base}/console/overview`);
+    await page.getByText('carol@corp.example').waitFor();
+    // The `operator` role claim makes an admin: the admin pages are there.
+    await page.getByRole('link', { name: 'Users' }).waitFor();
+    const users = await api(gw, 'GET', '/v1/admin/users');
+    expect(users.body.data).toContainEqual(expect.objectContaining({ email: 'carol@corp.example', role: 'admin', group: 'default' }));
+    await check(page, '14-sso-overview');
+    await context.close();
+  });
+
+  it('says why when management writes are off, and offers no write', async () => {
+    const text = await readFile(gw.configFile, 'utf8');
+    await writeFile(gw.configFile, `${text}\nmanagement:\n  write_back: false\n`);
+    expect((await gw.gateway.reload()).ok).toBe(true);
+    const { page, context } = await newPage();
+    await signInWithPassword(page, ALICE);
+    await go(page, 'keys', 'API keys');
+    await page.getByText('Read-only mode.').waitFor();
+    await expect.poll(() => page.getByRole('alert').or(page.getByRole('status')).filter({ hasText: 'Read-only' }).textContent()).toContain('write_back is false');
+    expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
+    await check(page, '15-read-only');
+    await context.close();
+  });
+
+  it('ran every page under its CSP without a violation', () => {
+    expect(cspErrors).toEqual([]);
+  });
+});
+
+describe('what the console relies on, without a browser', () => {
+  it('answers a member their own logs on /v1/logs, and admin logs stay admin-only', async () => {
+    const own = await api(gw, 'GET', '/v1/logs?page_size=100', undefined, DEMO_KEY);
+    expect(own.status).toBe(200);
+    expect(own.body.data.length).toBeGreaterThan(0);
+    expect(own.body.data.every((log: { api_key_id: string }) => log.api_key_id === 'alice-key')).toBe(true);
+    const all = await api(gw, 'GET', '/v1/admin/logs?page_size=100');
+    expect(all.body.meta.total).toBeGreaterThan(own.body.meta.total);
+    const other = all.body.data.find((log: { api_key_id: string }) => log.api_key_id !== 'alice-key');
+    expect((await api(gw, 'GET', `/v1/logs/${other.id}`, undefined, DEMO_KEY)).status).toBe(404);
+    expect((await api(gw, 'GET', `/v1/logs/${own.body.data[0].id}`, undefined, DEMO_KEY)).body.account_id).toBe('alice');
+    expect((await api(gw, 'GET', '/v1/admin/logs', undefined, DEMO_KEY)).status).toBe(403);
+  });
+
+  it('refuses an SSO callback that this browser did not start', async () => {
+    const response = await fetch(`${base}/console/sso/callback?code=x&state=forged`, { headers: { cookie: 'gw_console_sso=other' } });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('not started in this browser');
+  });
+
+  it('system status reports management writability', async () => {
+    const status = await api(gw, 'GET', '/v1/system/status', undefined, MASTER_KEY);
+    expect(status.body.management).toEqual({ writable: false, reason: expect.stringContaining('write_back is false') });
+  });
+});
