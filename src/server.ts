@@ -9,12 +9,15 @@ import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from './http/json-depth.ts';
 import { readJsonBody } from './http/read-body.ts';
-import { errorResponse, forbidden, insufficientScope, invalidBody, invalidPath, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
+import { errorResponse, forbidden, invalidBody, invalidPath, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
 import type { Logger } from './pipeline/types.ts';
 import { chatBody, handleInference } from './routes/inference.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { ApiContext, RouteDef } from './routes/types.ts';
 import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
+import { requireScope, scopeOf } from './auth/route-scopes.ts';
+import { limitManagementCall } from './http/request-limit.ts';
+import type { PlatformScope } from './oauth/scopes.ts';
 
 export interface ServerOptions {
   /** Extra management routes (keys, admin resources, logs, statistics, settings...). */
@@ -46,7 +49,9 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
 
   for (const route of [...systemRoutes, ...(options.routes ?? [])]) {
     known.push({ pattern: patternOf(route.path), method: route.method });
-    app.on(route.method, route.path, safe(logger, (event: H3Event) => runRoute(gateway, route, event)));
+    // Looked up once here: a route without a declared scope stops the start, not a request.
+    const scope = route.access === 'public' ? null : scopeOf(route.method, route.path);
+    app.on(route.method, route.path, safe(logger, (event: H3Event) => runRoute(gateway, route, scope, event)));
   }
 
   options.mount?.(app);
@@ -62,7 +67,7 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
   );
   return app;
 
-  async function runRoute(gw: Gateway, route: RouteDef, event: H3Event): Promise<Response> {
+  async function runRoute(gw: Gateway, route: RouteDef, scope: PlatformScope | null, event: H3Event): Promise<Response> {
     const request = event.req;
     const runtime = gw.runtime;
     const snapshot = gw.current.snapshot;
@@ -76,7 +81,8 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
       principal = resolved;
       enforceIpAllowList(principal, await loadSettings(runtime, snapshot, principal), ip);
       if (route.access === 'admin' && principal.role !== 'admin') throw forbidden('This endpoint needs an admin account.', 'admin_required');
-      if (route.scope && principal.scopes && !principal.scopes.includes(route.scope)) throw insufficientScope(route.scope);
+      if (scope) requireScope(principal, scope);
+      await limitManagementCall(runtime, ip, principal);
     }
     const url = new URL(request.url);
     const body = mayHaveBody(route.method, request.headers) ? await readJsonBody(request, snapshot.config.server.body_limit) : undefined;

@@ -3,6 +3,7 @@
  * padding), as stored in `accounts[].password_hash`.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHashGate } from '../auth/hash-gate.ts';
 
 const LN = 17;
 const R = 8;
@@ -14,14 +15,20 @@ const MAX_LN = 20;
 const MAX_R = 16;
 const MAX_P = 4;
 
+/**
+ * Process-wide, like the libuv pool and the memory it protects: at most 2 hashes at once (half the
+ * default pool of 4), 16 more waiting (~3 s), the rest refused with 503.
+ */
+const hashing = createHashGate(2, 16);
+
 const PHC = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
 
 function derive(password: string, salt: Buffer, length: number, ln: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** ln;
   // Node's default maxmem (32 MiB) is below the 128 * N * r bytes that ln=17 needs.
   const options: ScryptOptions = { N, r, p, maxmem: 128 * N * r * p + 64 * 1024 * 1024 };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, length, options, (err, key) => (err ? reject(err) : resolve(key))),
+  return hashing.run(
+    () => new Promise<Buffer>((resolve, reject) => scrypt(password.normalize('NFKC'), salt, length, options, (err, key) => (err ? reject(err) : resolve(key)))),
   );
 }
 

@@ -197,7 +197,7 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[] };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean; max_keys_per_account: number };
+  management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };
   console: { sso?: ConsoleSsoConfig };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number };

@@ -10,8 +10,8 @@ import { PLATFORM_SCOPES } from '../oauth/scopes.ts';
 export const CONSOLE_CLIENT_ID = 'gateway-console';
 export const CONSOLE_PATH = '/console';
 
-/** What the console asks for: every platform scope it has pages for, plus who the user is. */
-export const CONSOLE_SCOPES = ['openid', 'profile', 'email', ...Object.keys(PLATFORM_SCOPES).filter((scope) => scope !== 'write:billing')];
+/** What the console asks for: every platform scope (its pages use them all), plus who the user is. */
+export const CONSOLE_SCOPES = ['openid', 'profile', 'email', ...Object.keys(PLATFORM_SCOPES)];
 
 export const consoleRedirectUri = (baseUrl: string) => `${baseUrl.replace(/\/$/, '')}${CONSOLE_PATH}/callback`;
 

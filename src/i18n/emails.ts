@@ -17,10 +17,23 @@ export interface WeeklyFigures {
   top: string[];
 }
 
+/** What a login alert tells: whether the device or only the address is new, when, from where. */
+export interface LoginAlertFigures {
+  newDevice: boolean;
+  at: string;
+  address: string;
+  device: string;
+}
+
 export interface EmailTexts {
   codeSubject: string;
   codeText(code: string, minutes: number): string;
   codeSms(code: string, minutes: number): string;
+  /** The one-time code that passes a sign-in form locked for the account. */
+  signInCodeSubject: string;
+  signInCodeText(code: string, minutes: number): string;
+  loginAlertSubject: string;
+  loginAlertText(f: LoginAlertFigures): string;
   usageSubject(level: number, group: string): string;
   usageText(account: string, used: number, limit: number, group: string, percent: number, exhausted: boolean): string;
   lowBalanceSubject(balance: number): string;
@@ -34,6 +47,14 @@ const en: EmailTexts = {
   codeSubject: 'Your verification code',
   codeText: (code, minutes) => `Your verification code is ${code}. It expires in ${minutes} minutes.\nIf you did not ask for it, ignore this message.`,
   codeSms: (code, minutes) => `Your verification code is ${code}. It expires in ${minutes} minutes.`,
+  signInCodeSubject: 'Your sign-in code',
+  signInCodeText: (code, minutes) =>
+    `Your sign-in code is ${code}. It expires in ${minutes} minutes.\n` +
+    'Someone (hopefully you) could not sign in because of many failed attempts on your account. If it was not you, change your password.',
+  loginAlertSubject: 'New sign-in to your account',
+  loginAlertText: (f) =>
+    `Your account signed in from ${f.newDevice ? 'a new device' : 'a new address'} at ${f.at}.\nAddress: ${f.address}\nDevice: ${f.device}\n` +
+    'If this was not you, change your password and revoke the device in your security settings.',
   usageSubject: (level, group) => (level >= 100 ? `Quota used up: group ${group}` : `Usage alert: ${level}% of your quota used`),
   usageText: (account, used, limit, group, percent, exhausted) =>
     `Your account ${account} has used ${used} of the ${limit} tokens of group ${group} (${percent}%).\n` +
@@ -57,6 +78,13 @@ const zh: EmailTexts = {
   codeSubject: '您的验证码',
   codeText: (code, minutes) => `您的验证码是 ${code}，${minutes} 分钟内有效。\n如果这不是您本人的操作，请忽略本邮件。`,
   codeSms: (code, minutes) => `您的验证码是 ${code}，${minutes} 分钟内有效。`,
+  signInCodeSubject: '您的登录码',
+  signInCodeText: (code, minutes) =>
+    `您的登录码是 ${code}，${minutes} 分钟内有效。\n` + '有人（希望是您本人）因您的账户登录失败次数过多而无法登录。如果这不是您本人的操作，请修改密码。',
+  loginAlertSubject: '您的账户有新的登录',
+  loginAlertText: (f) =>
+    `您的账户于 ${f.at} 从${f.newDevice ? '新设备' : '新地址'}登录。\n地址：${f.address}\n设备：${f.device}\n` +
+    '如果这不是您本人的操作，请修改密码，并在安全设置中撤销该设备。',
   usageSubject: (level, group) => (level >= 100 ? `配额已用完：分组 ${group}` : `用量提醒：已使用配额的 ${level}%`),
   usageText: (account, used, limit, group, percent, exhausted) =>
     `您的账户 ${account} 已使用分组 ${group} 的 ${limit} 个 token 中的 ${used} 个（${percent}%）。\n` +

@@ -18,6 +18,15 @@ export interface OAuthPageTexts {
   allow: string;
   deny: string;
   errorTitle: string;
+  secondFactorTitle: string;
+  secondFactorIntro: string;
+  authenticatorCode: string;
+  verify: string;
+  /** The field for the one-time code mailed past a locked sign-in form, and the button asking for it. */
+  signInCode: string;
+  emailSignInCode: string;
+  /** Shown (in the error slot) after a sign-in code was asked for. */
+  signInCodeSent: string;
   /** What the consent page says about each scope. */
   scopes: Record<string, string>;
   errors: {
@@ -28,10 +37,21 @@ export interface OAuthPageTexts {
     unsupportedStep: string;
     formTooLarge: string;
     missingCredentials: string;
-    tooManyAttempts: string;
     wrongCredentials: string;
     signInFirst: string;
     stepMismatch: string;
+    /** The per-address limit on the OAuth pages (management.rate_limit). */
+    tooManyRequests: string;
+    /** Failed sign-ins: the address's throttle, the email's throttle (a mailed code passes it). */
+    networkLocked: string;
+    accountLocked: string;
+    wrongSignInCode: string;
+    /** The password hashes are all taken (503). */
+    busy: string;
+    signInAgain: string;
+    accountGone: string;
+    wrongSecondFactor: string;
+    tooManySecondFactor: string;
     ssoNotConfigured: string;
     ssoExpired: string;
     ssoSessionMismatch: string;
@@ -55,6 +75,13 @@ const en: OAuthPageTexts = {
   allow: 'Allow',
   deny: 'Deny',
   errorTitle: 'Authorization error',
+  secondFactorTitle: 'Two-factor authentication',
+  secondFactorIntro: 'Enter the code of your authenticator app to continue to {client}.',
+  authenticatorCode: 'Authentication code',
+  verify: 'Verify',
+  signInCode: 'Sign-in code from your email',
+  emailSignInCode: 'Email me a sign-in code',
+  signInCodeSent: 'If this email has an account, a sign-in code is on its way. Enter it with your password.',
   scopes: { openid: 'Know who you are (your account id)', ...PLATFORM_SCOPES },
   errors: {
     cannotRun: 'This server cannot run the authorization flow.',
@@ -64,10 +91,18 @@ const en: OAuthPageTexts = {
     unsupportedStep: 'This step of the sign-in is not supported.',
     formTooLarge: 'The form is too large.',
     missingCredentials: 'Enter your email and password.',
-    tooManyAttempts: 'Too many failed sign-in attempts. Wait a minute and try again.',
     wrongCredentials: 'Wrong email or password.',
     signInFirst: 'Sign in first.',
     stepMismatch: 'This step does not match the sign-in request. Start again.',
+    tooManyRequests: 'Too many requests from your network. Wait a moment and try again.',
+    networkLocked: 'Too many failed sign-ins from your network. Try again later.',
+    accountLocked: 'Too many failed sign-ins for this account. Try again later, or have a one-time sign-in code emailed to you.',
+    wrongSignInCode: 'The sign-in code is wrong or expired. Ask for a new one.',
+    busy: 'Too many sign-ins are being checked right now. Try again in a moment.',
+    signInAgain: 'Sign in again.',
+    accountGone: 'This account no longer exists.',
+    wrongSecondFactor: 'Wrong code. Enter the current code of your authenticator app.',
+    tooManySecondFactor: 'Too many wrong two-factor codes. Wait and try again.',
     ssoNotConfigured: 'Single sign-on is not configured on this gateway.',
     ssoExpired: 'This sign-in has expired or is unknown. Start again from the console.',
     ssoSessionMismatch: 'This sign-in request does not match your browser session. Start again from the console.',
@@ -91,14 +126,20 @@ const zh: OAuthPageTexts = {
   allow: '允许',
   deny: '拒绝',
   errorTitle: '授权错误',
+  secondFactorTitle: '双重验证',
+  secondFactorIntro: '请输入身份验证器应用中的验证码，以继续使用 {client}。',
+  authenticatorCode: '身份验证码',
+  verify: '验证',
+  signInCode: '邮件中的登录码',
+  emailSignInCode: '通过邮件发送登录码',
+  signInCodeSent: '如果此邮箱有对应的账户，登录码已发出。请将其与密码一起输入。',
   scopes: {
     openid: '知道您是谁（您的账户 ID）',
     'read:user': '读取您的用户信息和安全设置',
     'write:user': '修改您的用户信息和安全设置',
-    'read:api': '读取您的 API 密钥和 API 用量',
-    'write:api': '创建、修改、轮换和删除您的 API 密钥',
+    'read:api': '读取您的 API 密钥、API 用量、模型和调用日志',
+    'write:api': '创建、修改、轮换和删除您的 API 密钥，并以您的账户调用模型',
     'read:billing': '读取您的账单信息（费用、导出）',
-    'write:billing': '管理充值和订阅',
   },
   errors: {
     cannotRun: '此服务器无法执行授权流程。',
@@ -108,10 +149,18 @@ const zh: OAuthPageTexts = {
     unsupportedStep: '不支持此登录步骤。',
     formTooLarge: '表单过大。',
     missingCredentials: '请输入邮箱和密码。',
-    tooManyAttempts: '登录失败次数过多，请一分钟后再试。',
     wrongCredentials: '邮箱或密码错误。',
     signInFirst: '请先登录。',
     stepMismatch: '此步骤与登录请求不符，请重新开始。',
+    tooManyRequests: '来自您网络的请求过多，请稍后再试。',
+    networkLocked: '来自您网络的登录失败次数过多，请稍后再试。',
+    accountLocked: '此账户的登录失败次数过多。请稍后再试，或通过邮件获取一次性登录码。',
+    wrongSignInCode: '登录码错误或已过期，请重新获取。',
+    busy: '当前正在验证的登录过多，请稍后再试。',
+    signInAgain: '请重新登录。',
+    accountGone: '此账户已不存在。',
+    wrongSecondFactor: '验证码错误。请输入身份验证器应用中的当前验证码。',
+    tooManySecondFactor: '双重验证码错误次数过多，请稍后再试。',
     ssoNotConfigured: '此网关未配置单点登录。',
     ssoExpired: '此登录请求已过期或不存在，请从控制台重新开始。',
     ssoSessionMismatch: '此登录请求与您的浏览器会话不符，请从控制台重新开始。',

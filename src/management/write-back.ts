@@ -20,12 +20,12 @@ import { loadConfigData, loadConfigText, type LoadResult } from '../config/load.
 import type { GatewayConfig } from '../config/types.ts';
 import { holdRevocations, revokedBetween } from '../auth/revocations.ts';
 import { readSecrets, secretsPathFor, type Secrets } from '../config/secrets.ts';
-import { contentHash } from '../config/watch.ts';
 import type { Gateway } from '../gateway.ts';
 import { conflict, internalError, invalidValue } from '../pipeline/errors.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Snapshot } from '../runtime.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { configVersion, shareConfig, sharedConfig } from './config-sync.ts';
 import { serialize } from './mutex.ts';
 import { applyToDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
 import { editWindow } from './item-window.ts';
@@ -43,13 +43,13 @@ export interface Draft {
   snapshot: Snapshot;
 }
 
-/** A change as published to the other instances. */
+/**
+ * A change as published to the other instances: its version only. The content travels sealed in
+ * the state store (config-sync.ts), so a reader of the bus learns no secret.
+ */
 export interface ChangeMessage {
   origin: string;
-  hash: string;
-  text: string;
-  /** The whole secrets file, when the change touched it. */
-  secrets?: Secrets;
+  version: string;
   /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
   revoked?: string[];
 }
@@ -172,16 +172,15 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
         memory = state ? { text: next, parsed: state } : null;
         await reload(loaded.config);
         const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
-        const message: ChangeMessage = {
-          origin: instanceId, hash: contentHash(next), text: next,
-          ...(secretsChanged ? { secrets: draft.secrets } : {}),
-          ...(revoked.length ? { revoked } : {}),
-        };
         // Other instances learn of the change within a second; a publish failure must not undo it.
         if (gateway.runtime.store.kind === 'redis') {
-          await gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
-            logger.warn('could not publish config change', { error: String(error) });
-          });
+          const content = { text: next, secrets: draft.secrets };
+          const message: ChangeMessage = { origin: instanceId, version: configVersion(content), ...(revoked.length ? { revoked } : {}) };
+          await shareConfig(gateway.runtime.store, gateway.runtime.masterKey, message.version, content)
+            .then(() => gateway.runtime.store.publish(CONFIG_CHANNEL, JSON.stringify(message)))
+            .catch((error: unknown) => {
+              logger.warn('could not publish config change', { error: String(error) });
+            });
         }
         return result;
       });
@@ -190,8 +189,10 @@ export function createConfigWriter(gateway: Gateway, logger: Logger): ConfigWrit
 }
 
 /**
- * Applies changes published by other instances: writes this instance's own copy of the file (and
- * secrets) when it differs, then reloads. Returns the unsubscribe function.
+ * Applies changes published by other instances: a file that already has the version (shared by
+ * the instances) is reloaded; otherwise the sealed content is read from the state store and this
+ * instance's own copy of the file and secrets is rewritten, then reloaded. Returns the unsubscribe
+ * function.
  */
 export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter, logger: Logger): Promise<() => Promise<void>> {
   return gateway.runtime.store.subscribe(CONFIG_CHANNEL, (raw) => {
@@ -201,7 +202,7 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
     } catch {
       return;
     }
-    if (message.origin === writer.instanceId || typeof message.text !== 'string') return;
+    if (message.origin === writer.instanceId || typeof message.version !== 'string') return;
     const configFile = gateway.current.snapshot.file;
     const applied = serialize(configFile, async () => {
       if (!gateway.current.snapshot.config.management.write_back) {
@@ -209,16 +210,25 @@ export async function followConfigChanges(gateway: Gateway, writer: ConfigWriter
         return false;
       }
       const secretsFile = secretsPathFor(configFile);
-      if (message.secrets && JSON.stringify(await readSecrets(secretsFile)) !== JSON.stringify(message.secrets)) {
-        await writeFileAtomic(secretsFile, `${JSON.stringify(message.secrets, null, 2)}\n`, 0o600);
-      }
-      const current = await readFile(configFile, 'utf8').catch(() => null);
-      if (current === null || contentHash(current) !== message.hash) {
-        gateway.watcher?.ignoreNextContent(message.text);
-        await writeFileAtomic(configFile, message.text, await stat(configFile).then((s) => s.mode & 0o777, () => 0o644));
+      const text = await readFile(configFile, 'utf8').catch(() => null);
+      const secrets = await readSecrets(secretsFile);
+      if (text === null || configVersion({ text, secrets }) !== message.version) {
+        const shared = await sharedConfig(gateway.runtime.store, gateway.runtime.masterKey);
+        if (!shared) {
+          logger.warn('cannot apply a config change from another instance: this file differs and the shared copy needs the same GATEWAY_MASTER_KEY (or share gateway.yaml)');
+          return false;
+        }
+        const { content } = shared;
+        if (JSON.stringify(secrets) !== JSON.stringify(content.secrets)) {
+          await writeFileAtomic(secretsFile, `${JSON.stringify(content.secrets, null, 2)}\n`, 0o600);
+        }
+        if (text !== content.text) {
+          gateway.watcher?.ignoreNextContent(content.text);
+          await writeFileAtomic(configFile, content.text, await stat(configFile).then((s) => s.mode & 0o777, () => 0o644));
+        }
       }
       const status = await gateway.reload();
-      if (status.ok) logger.info('applied config change from another instance', { hash: message.hash });
+      if (status.ok) logger.info('applied config change from another instance', { version: message.version });
       return status.ok;
     });
     if (Array.isArray(message.revoked)) holdRevocations(gateway.runtime, message.revoked.filter((h) => typeof h === 'string'), applied);

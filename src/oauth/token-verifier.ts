@@ -27,7 +27,7 @@ export function createTokenVerifier(provider: Provider): TokenVerifier {
         role: found.accountId === 'admin' ? 'admin' : (account?.role ?? 'member'),
         account,
         groupId: account?.group,
-        scopes: (found.scope ?? '').split(' ').filter(Boolean),
+        scopes: new Set((found.scope ?? '').split(' ').filter(Boolean)),
       };
     },
   };

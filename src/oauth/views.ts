@@ -1,7 +1,7 @@
 /**
- * The HTML pages of the authorization flow: login, consent and error, in the reader's language
- * (texts in src/i18n/oauth-pages.ts). Plain forms, no scripts, so any user agent (or a test
- * driving fetch) can submit them.
+ * The HTML pages of the authorization flow: login, second factor, consent and error, in the
+ * reader's language (texts in src/i18n/oauth-pages.ts). Plain forms, no scripts, so any user
+ * agent (or a test driving fetch) can submit them.
  */
 import type { Language } from '../i18n/language.ts';
 import { HTML_LANG, oauthPageTexts, type OAuthPageTexts } from '../i18n/oauth-pages.ts';
@@ -28,21 +28,55 @@ ${body}
 </body></html>`;
 }
 
-/** The sign-in form; `error` is shown above it after a failed attempt. */
-export function loginPage(options: { language: Language; action: string; clientName: string; email?: string; error?: PageError }): string {
+/**
+ * The sign-in form; `error` is shown above it after a failed attempt. With `offerCode` (the
+ * account's throttle is in the way) it also takes a one-time code mailed on request; `codeSent`
+ * says one was asked for.
+ */
+export function loginPage(options: { language: Language; action: string; clientName: string; email?: string; error?: PageError; offerCode?: boolean; codeSent?: boolean }): string {
   const t = oauthPageTexts(options.language);
-  const error = options.error ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>` : '';
+  const error = options.error
+    ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>`
+    : options.codeSent
+      ? `<p role="status">${escape(t.signInCodeSent)}</p>`
+      : '';
+  const action = escape(options.action);
+  const email = escape(options.email ?? '');
+  const codeInput = options.offerCode
+    ? `<label for="code">${escape(t.signInCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}">`
+    : '';
+  const mailCode = options.offerCode
+    ? `<form method="post" action="${action}"><input type="hidden" name="action" value="email-code"><input type="hidden" name="email" value="${email}"><button type="submit">${escape(t.emailSignInCode)}</button></form>`
+    : '';
   return page(
     options.language,
     t.signInTitle,
     `<p>${sentence(t.signInIntro, { client: options.clientName })}</p>
-${error}<form method="post" action="${escape(options.action)}">
+${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="login">
-<label for="email">${escape(t.email)}</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(options.email ?? '')}">
+<label for="email">${escape(t.email)}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">${escape(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">${escape(t.signIn)}</button>
+${codeInput}<button type="submit">${escape(t.signIn)}</button>
 </form>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
+${mailCode}<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
+  );
+}
+
+/** The second step with two-factor authentication on: a code of the authenticator app. */
+export function secondFactorPage(options: { language: Language; action: string; clientName: string; error?: PageError }): string {
+  const t = oauthPageTexts(options.language);
+  const error = options.error ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>` : '';
+  const action = escape(options.action);
+  return page(
+    options.language,
+    t.secondFactorTitle,
+    `<p>${sentence(t.secondFactorIntro, { client: options.clientName })}</p>
+${error}<form method="post" action="${action}">
+<input type="hidden" name="action" value="second-factor">
+<label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
+<button type="submit">${escape(t.verify)}</button>
+</form>
+<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
   );
 }
 

@@ -11,7 +11,7 @@ export interface Principal {
   /** Group of the account, when it has one. */
   groupId?: string;
   /** OAuth scopes; undefined = not scope-limited (master key, API keys). */
-  scopes?: string[];
+  scopes?: ReadonlySet<string>;
 }
 
 export const isAdmin = (principal: Principal) => principal.role === 'admin';

@@ -70,7 +70,7 @@ keys:
   const provider = runtime.snapshot.providers.get('metered')!;
   const principals: Record<string, Principal> = {
     master: { kind: 'master', accountId: 'admin', role: 'admin' },
-    oauth: { kind: 'oauth', accountId: 'alice', role: 'member', groupId: 'team', scopes: [] },
+    oauth: { kind: 'oauth', accountId: 'alice', role: 'member', groupId: 'team', scopes: new Set() },
     key: { kind: 'key', accountId: 'alice', role: 'member', groupId: 'team', key: runtime.snapshot.keysById.get('budgeted')! },
   };
 

@@ -49,7 +49,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'GET',
       path: '/v1/api-keys',
       access: 'key',
-      scope: 'read:api',
       async handler(ctx) {
         return { object: 'list', data: await Promise.all(visibleKeys(ctx).map((k) => keyView(k, ctx.runtime))) };
       },
@@ -58,14 +57,12 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'GET',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'read:api',
       handler: (ctx) => keyView(findKey(ctx, ctx.params.id!), ctx.runtime),
     },
     {
       method: 'POST',
       path: '/v1/api-keys',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         assertObjectBody(ctx.body);
         const body = withoutReadOnly(ctx.body, ['key', 'id']);
@@ -108,7 +105,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'PUT',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         assertObjectBody(ctx.body);
         const id = ctx.params.id!;
@@ -133,7 +129,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'DELETE',
       path: '/v1/api-keys/:id',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);
@@ -147,7 +142,6 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       method: 'POST',
       path: '/v1/api-keys/:id/rotate',
       access: 'key',
-      scope: 'write:api',
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);

@@ -7,20 +7,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type Provider from 'oidc-provider';
 import type { Interaction } from 'oidc-provider';
-import type { AccountConfig } from '../config/types.ts';
-import { verifyPassword } from '../config/password.ts';
+import { requestIp } from '../http/client-ip.ts';
+import { createSignIn, type SignInClient, type SignInResult } from '../oauth/sign-in.ts';
 import type { Logger } from '../pipeline/types.ts';
 import type { Runtime } from '../runtime.ts';
-import { consentPage, errorPage, html, loginPage } from '../oauth/views.ts';
+import { consentPage, errorPage, html, loginPage, secondFactorPage } from '../oauth/views.ts';
 import { accountLanguage } from '../i18n/account-language.ts';
 import { fromAcceptLanguage, type Language } from '../i18n/language.ts';
 import { interactionPath } from '../oauth/provider.ts';
 
 const FORM_LIMIT = 16 * 1024;
-/** Failed sign-ins per email per minute before the form refuses (against password guessing). */
-const LOGIN_LIMIT = 10;
-// A valid hash of a random password: unknown emails cost as much as wrong passwords.
-const DECOY_HASH = '$scrypt$ln=17,r=8,p=1$3pZ5Qm9rY2tVc2VyRGVjb3k$0000000000000000000000000000000000000000000';
+/** The browser's trusted-device cookie (security/devices.ts), scoped to the sign-in pages. */
+const DEVICE_COOKIE = 'gw_device';
+const DEVICE_DAYS = 30;
+/** How long a password-verified sign-in waits for its second factor. */
+const SECOND_FACTOR_TTL_MS = 10 * 60_000;
 
 interface NodePair {
   req: IncomingMessage;
@@ -32,39 +33,21 @@ function nodePair(event: H3Event): NodePair | null {
   return node?.res ? { req: node.req as IncomingMessage, res: node.res as ServerResponse } : null;
 }
 
-const redirect = (location: string) =>
-  new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
+const redirect = (location: string, cookie?: string) =>
+  new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...(cookie ? { 'set-cookie': cookie } : {}) } });
+
+function cookieValue(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
 
 async function readForm(request: Request): Promise<URLSearchParams | null> {
   if (Number(request.headers.get('content-length') ?? 0) > FORM_LIMIT) return null;
   const text = await request.text();
   return text.length > FORM_LIMIT ? null : new URLSearchParams(text);
-}
-
-function findAccountByEmail(runtime: Runtime, email: string): AccountConfig | undefined {
-  const wanted = email.trim().toLowerCase();
-  for (const account of runtime.snapshot.accounts.values()) if (account.email.toLowerCase() === wanted) return account;
-  return undefined;
-}
-
-/**
- * Failed sign-ins of one email in the current minute. Read-then-write is enough here: a race only
- * lets a few more guesses through, and each guess costs an scrypt.
- */
-async function loginFailures(runtime: Runtime, email: string) {
-  const key = `gw:oauth:login-failures:${email.toLowerCase()}`;
-  const raw = await runtime.store.get(key);
-  const state = raw ? (JSON.parse(raw) as { count: number; resetAt: number }) : null;
-  const current = state && state.resetAt > Date.now() ? state : { count: 0, resetAt: Date.now() + 60_000 };
-  return {
-    count: current.count,
-    async record() {
-      const latest = await runtime.store.get(key);
-      const base = latest ? (JSON.parse(latest) as typeof current) : current;
-      const next = base.resetAt > Date.now() ? { count: base.count + 1, resetAt: base.resetAt } : { count: 1, resetAt: Date.now() + 60_000 };
-      await runtime.store.set(key, JSON.stringify(next), next.resetAt - Date.now());
-    },
-  };
 }
 
 /** Scopes the consent is about: what the client asked for, limited to its allow-list. */
@@ -76,7 +59,22 @@ function requestedScopes(details: Interaction, clientScope: string | undefined):
 
 /** Handlers for `GET|POST /oauth/interaction/:uid`. */
 export function createInteractionHandlers(provider: Provider, runtime: Runtime, logger: Logger) {
-  /** The signed-in account's language setting; before sign-in, the browser's Accept-Language. */
+  const signIn = createSignIn(runtime, logger);
+  const secure = provider.issuer.startsWith('https:') ? '; Secure' : '';
+  const secondFactorKey = (uid: string) => `gw:oauth:second-factor:${uid}`;
+
+  function clientOf(event: H3Event): SignInClient {
+    return {
+      ip: requestIp(event.req, runtime.snapshot.config.server.trusted_proxies),
+      deviceCookie: cookieValue(event.req, DEVICE_COOKIE),
+      userAgent: event.req.headers.get('user-agent'),
+    };
+  }
+
+  /**
+   * The signed-in account's language setting; before sign-in (the login and second-factor
+   * pages), the browser's Accept-Language.
+   */
   async function pageLanguage(event: H3Event, details?: Interaction): Promise<Language> {
     const accountId = details?.session?.accountId;
     return accountId ? accountLanguage(runtime, accountId) : fromAcceptLanguage(event.req.headers.get('accept-language'));
@@ -109,7 +107,10 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
     if (loaded instanceof Response) return loaded;
     const { details, clientName, clientScope, language } = loaded;
     const action = interactionPath(details.uid);
-    if (details.prompt.name === 'login') return html(loginPage({ language, action, clientName }));
+    if (details.prompt.name === 'login') {
+      if (await runtime.store.get(secondFactorKey(details.uid))) return html(secondFactorPage({ language, action, clientName }));
+      return html(loginPage({ language, action, clientName }));
+    }
     if (details.prompt.name === 'consent') {
       return html(consentPage({ language, action, clientName, account: accountLabel(details), scopes: requestedScopes(details, clientScope) }));
     }
@@ -130,21 +131,41 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
       return redirect(to);
     }
 
-    if (action === 'login' && details.prompt.name === 'login') {
+    if (details.prompt.name === 'login' && (action === 'login' || action === 'second-factor' || action === 'email-code')) {
+      const client = clientOf(event);
       const email = (form.get('email') ?? '').trim();
-      const password = form.get('password') ?? '';
-      if (!email || !password) return html(loginPage({ language, action: self, clientName, email, error: 'missingCredentials' }), 400);
-      const failures = await loginFailures(runtime, email);
-      if (failures.count >= LOGIN_LIMIT) return html(loginPage({ language, action: self, clientName, email, error: 'tooManyAttempts' }), 429);
-      const account = findAccountByEmail(runtime, email);
-      const ok = await verifyPassword(password, account?.password_hash ?? DECOY_HASH);
-      if (!account || !account.password_hash || !ok) {
-        await failures.record();
-        logger.info('oauth login refused', { email });
-        return html(loginPage({ language, action: self, clientName, email, error: 'wrongCredentials' }), 401);
+      /** Hands a verified sign-in to the provider, which continues to consent; the device cookie rides along. */
+      const finish = async (result: SignInResult & { kind: 'signed-in' }) => {
+        await runtime.store.del(secondFactorKey(details.uid));
+        const to = await provider.interactionResult(node.req, node.res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
+        return redirect(to, `${DEVICE_COOKIE}=${result.deviceCookie}; Path=/oauth; Max-Age=${DEVICE_DAYS * 86_400}; HttpOnly; SameSite=Lax${secure}`);
+      };
+
+      if (action === 'second-factor') {
+        const accountId = await runtime.store.get(secondFactorKey(details.uid));
+        if (!accountId) return html(loginPage({ language, action: self, clientName, error: 'signInAgain' }), 400);
+        const result = await signIn.withSecondFactor(accountId, (form.get('code') ?? '').trim(), client);
+        if (result.kind === 'signed-in') return finish(result);
+        if (result.kind === 'refused') return html(secondFactorPage({ language, action: self, clientName, error: result.error }), result.status);
+        return html(errorPage(language, 'stepMismatch'), 400);
       }
-      const to = await provider.interactionResult(node.req, node.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false });
-      return redirect(to);
+
+      if (action === 'email-code') {
+        const limited = email ? await signIn.mailCode(email, client) : null;
+        if (limited?.kind === 'refused') return html(loginPage({ language, action: self, clientName, email, error: limited.error, offerCode: true }), limited.status);
+        return html(loginPage({ language, action: self, clientName, email, offerCode: true, codeSent: true }));
+      }
+
+      const password = form.get('password') ?? '';
+      const code = (form.get('code') ?? '').trim() || null;
+      if (!email || !password) return html(loginPage({ language, action: self, clientName, email, error: 'missingCredentials' }), 400);
+      const result = await signIn.withPassword(email, password, code, client);
+      if (result.kind === 'signed-in') return finish(result);
+      if (result.kind === 'second-factor') {
+        await runtime.store.set(secondFactorKey(details.uid), result.accountId, SECOND_FACTOR_TTL_MS);
+        return html(secondFactorPage({ language, action: self, clientName }));
+      }
+      return html(loginPage({ language, action: self, clientName, email, error: result.error, offerCode: result.offerCode }), result.status);
     }
 
     if (action === 'consent' && details.prompt.name === 'consent') {

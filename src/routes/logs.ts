@@ -85,14 +85,12 @@ export const logRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/logs',
     access: 'key',
-    scope: 'read:api',
     handler: ({ runtime, query, principal }) => listLogs(runtime, query, { account_id: principal.accountId }),
   },
   {
     method: 'GET',
     path: '/v1/logs/:id',
     access: 'key',
-    scope: 'read:api',
     handler: ({ runtime, params, principal }) => logDetail(runtime, params.id!, principal.accountId),
   },
 ]);

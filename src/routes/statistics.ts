@@ -30,7 +30,6 @@ export const statisticsRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/statistics/usage',
     access: 'key',
-    scope: 'read:api',
     async handler(ctx) {
       return usageStats(logService(ctx.runtime).store, await statsQuery(ctx));
     },
@@ -39,7 +38,6 @@ export const statisticsRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/statistics/cost',
     access: 'key',
-    scope: 'read:billing',
     async handler(ctx) {
       return costStats(logService(ctx.runtime).store, await statsQuery(ctx));
     },
@@ -48,7 +46,6 @@ export const statisticsRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/statistics/models',
     access: 'key',
-    scope: 'read:api',
     async handler(ctx) {
       return modelStats(logService(ctx.runtime).store, await statsQuery(ctx));
     },
@@ -57,7 +54,6 @@ export const statisticsRoutes = defineRoutes([
     method: 'GET',
     path: '/v1/statistics/export',
     access: 'key',
-    scope: 'read:billing',
     async handler(ctx) {
       const format = ctx.query.get('format') || 'csv';
       if (format !== 'csv' && format !== 'json') throw invalidValue("format must be 'csv' or 'json'.", 'format');

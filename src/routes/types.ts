@@ -23,10 +23,11 @@ export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   /** h3 path syntax: `/v1/admin/models/:id`. */
   path: string;
-  /** `public`: no auth; `key`: any valid credential; `admin`: an admin principal. */
+  /**
+   * `public`: no auth; `key`: any valid credential; `admin`: an admin principal. The OAuth scope
+   * of a non-public route is in src/auth/route-scopes.ts.
+   */
   access: 'public' | 'key' | 'admin';
-  /** OAuth scope an OAuth token needs for this route. */
-  scope?: string;
   /** Return a Response, or a JSON-able value sent as 200 (`status` overrides). */
   handler(ctx: ApiContext): Promise<Response | unknown> | Response | unknown;
   status?: number;

@@ -26,19 +26,21 @@ export function createDelivery(logger: Logger) {
   }
 
   return {
-    async email(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
+    /** Sends one plain-text mail through `smtp`; 503 when it is not configured or the send fails. */
+    async mail(config: GatewayConfig, to: string, subject: string, text: string): Promise<void> {
       if (!config.smtp) throw serviceUnavailable('Email codes are not available: configure smtp {url, from} in gateway.yaml.', 'email_not_configured');
       try {
-        await transport(config.smtp.url).sendMail({
-          from: config.smtp.from,
-          to,
-          subject: emailTexts(language).codeSubject,
-          text: emailTexts(language).codeText(code, minutes),
-        });
+        await transport(config.smtp.url).sendMail({ from: config.smtp.from, to, subject, text });
       } catch (error) {
-        logger.warn('verification email failed', { error: (error as Error).message });
+        logger.warn('security email failed', { error: (error as Error).message });
         throw serviceUnavailable('The verification email could not be sent. Try again later.', 'delivery_failed');
       }
+    },
+
+    /** A verification code, in `language`. */
+    email(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {
+      const texts = emailTexts(language);
+      return this.mail(config, to, texts.codeSubject, texts.codeText(code, minutes));
     },
 
     async sms(config: GatewayConfig, to: string, code: string, minutes: number, language: Language): Promise<void> {

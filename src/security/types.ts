@@ -4,6 +4,8 @@
 
 export type CodeType = 'email' | 'sms' | 'totp';
 export const CODE_TYPES: readonly CodeType[] = ['email', 'sms', 'totp'];
+/** Where a pending code is kept: a client-requested type, or the sign-in code of the login page. */
+export type CodeSlot = CodeType | 'sign-in';
 
 export interface TrustedDevice {
   id: string;
@@ -30,12 +32,16 @@ export interface SecurityState extends SecurityStatus {
   totp_secret?: string;
   /** Last accepted TOTP time step: a code is not accepted twice. */
   totp_last_step?: number;
+  /** sha256 of each trusted device's cookie secret, by device id (devices.ts). */
+  device_secrets?: Record<string, string>;
+  /** Addresses of recent verified sign-ins, newest first (login alerts). */
+  known_addresses?: string[];
 }
 
 /** A code sent and not yet used; only a salted hash of email/SMS codes is kept. */
 export interface PendingCode {
   id: string;
-  type: CodeType;
+  type: CodeSlot;
   recipient: string;
   /** sha256(salt + code), hex; absent for TOTP enrolment. */
   hash?: string;

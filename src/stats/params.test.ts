@@ -18,7 +18,7 @@ describe('parseStatsQuery', () => {
   it('defaults to the 30 local days ending today, grouped by day', () => {
     expect(parseStatsQuery({}, scope)).toEqual({
       start_date: '2024-02-02', end_date: '2024-03-02', timezone: 'Asia/Shanghai', group_by: 'day',
-      api_key_id: undefined, account_id: 'a1', currency: 'CNY',
+      api_key_id: undefined, account_id: 'a1', currency: 'CNY', rate: null,
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * Several instances on one real Redis (127.0.0.1:6379): a key's rate limit holds across them, a
  * management change on one reaches the other within a second (pub/sub; each writes its own copy
- * of gateway.yaml), and losing Redis fails open with health showing the cache degraded, then
+ * of gateway.yaml from a sealed copy: the bus carries only the version, never a secret), and losing Redis fails open with health showing the cache degraded, then
  * recovers by itself. Each run uses a random key prefix so parallel runs never collide; the outage
  * is simulated with a TCP proxy in front of Redis that the test closes and reopens.
  */
@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisInstance, TEST_REDIS as REDIS, type Instance } from '../_instances.ts';
 import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
@@ -128,12 +129,38 @@ describe('two instances on one Redis', () => {
     expect(ms).toBeLessThan(1000);
   });
 
-  it('provider secrets travel with the change: B calls the new provider with its api_key', async () => {
-    const created = await call(a, 'POST', '/v1/admin/providers', { id: 'shared-up', type: 'compat', endpoint: `${upstream.url}/v1`, api_key: 'sk-shared-upstream-key', models: ['gpt-4o'] });
-    expect(created.status).toBe(201);
-    await timeUntil(async () => (await call(b, 'GET', '/v1/admin/providers/shared-up')).status === 200, 3000);
-    await client(b, DEMO_KEY).chat.completions.create({ model: 'shared-up/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
-    expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-shared-upstream-key');
+  it('a provider key reaches B, and no secret passes on the bus (only a version; the stored copy is sealed)', async () => {
+    const listener = new Redis(REDIS);
+    const seen: string[] = [];
+    listener.on('pmessage', (_pattern: string, channel: string, message: string) => seen.push(`${channel} ${message}`));
+    await listener.psubscribe(`${prefix}*`);
+    try {
+      const created = await call(a, 'POST', '/v1/admin/providers', { id: 'shared-up', type: 'compat', endpoint: `${upstream.url}/v1`, api_key: 'sk-shared-upstream-key', models: ['gpt-4o'] });
+      expect(created.status).toBe(201);
+      await timeUntil(async () => (await call(b, 'GET', '/v1/admin/providers/shared-up')).status === 200, 3000);
+      await client(b, DEMO_KEY).chat.completions.create({ model: 'shared-up/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+      expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-shared-upstream-key');
+
+      // A rotation changes only the secrets file (the YAML keeps its ${secret:...} reference).
+      expect((await call(a, 'PUT', '/v1/admin/providers/shared-up', { api_key: 'sk-rotated-upstream-key' })).status).toBe(200);
+      await timeUntil(async () => {
+        await client(b, DEMO_KEY).chat.completions.create({ model: 'shared-up/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
+        return upstream.requests.at(-1)!.headers.authorization === 'Bearer sk-rotated-upstream-key';
+      }, 3000);
+
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      const reader = new Redis(REDIS);
+      const stored = (await reader.get(`${prefix}gw:config:current`)) ?? '';
+      reader.disconnect();
+      expect(stored).not.toBe('');
+      // The provider keys given through the API, and the clear key written in the fixture's YAML.
+      for (const secret of ['sk-shared-upstream-key', 'sk-rotated-upstream-key', 'upstream-secret-key-0001']) {
+        for (const message of seen) expect(message).not.toContain(secret);
+        expect(stored).not.toContain(secret);
+      }
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('group quota usage is shared: quota_used on B includes what A spent', async () => {

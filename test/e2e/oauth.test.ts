@@ -10,110 +10,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../_process.ts';
-import { startTestGateway, type TestGateway } from '../_setup.ts';
-
-const REDIRECT = 'http://127.0.0.1:5999/callback';
-const DASHBOARD = { id: 'dashboard', secret: 'dashboard-secret-0123456789' };
-const READER = { id: 'reader', secret: 'reader-secret-0123456789' };
-const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
-const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
-
-/** Start a gateway whose base URL (the issuer) is its real address. */
-async function startOAuthGateway(env: Record<string, string> = {}): Promise<TestGateway & { base: string }> {
-  const port = await freePort();
-  const base = env.GATEWAY_BASE_URL ?? `http://127.0.0.1:${port}`;
-  const gw = await startTestGateway('oauth.yaml', { PORT: String(port), GATEWAY_BASE_URL: base, ...env });
-  return Object.assign(gw, { base });
-}
-
-/** A minimal browser: a cookie jar keyed by name (the newest value wins), manual redirects. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  /** Pages seen on the way, for assertions. */
-  readonly pages: Array<{ url: string; status: number; body: string }> = [];
-
-  async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (!value || expired) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  postForm(url: string, form: Record<string, string>) {
-    return this.request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form).toString(),
-    });
-  }
-}
-
-interface FlowResult {
-  /** The final redirect to the client, or null when the flow stopped on a page. */
-  callback: URL | null;
-  browser: Browser;
-  last: { status: number; body: string; url: string };
-}
-
-/**
- * Drive the authorization flow from `authorizeUrl`: follow redirects, fill the login form with
- * `user` and approve the consent form, until the user agent is sent to the redirect URI.
- */
-async function authorize(authorizeUrl: string, user: { email: string; password: string }, browser = new Browser()): Promise<FlowResult> {
-  let url = authorizeUrl;
-  let response = await browser.request(url);
-  for (let step = 0; step < 12; step++) {
-    if (response.status >= 300 && response.status < 400) {
-      const location = new URL(response.headers.get('location')!, url);
-      if (location.href.startsWith(REDIRECT)) return { callback: location, browser, last: { status: response.status, body: '', url } };
-      url = location.href;
-      response = await browser.request(url);
-      continue;
-    }
-    const body = await response.text();
-    browser.pages.push({ url, status: response.status, body });
-    if (response.status === 200 && /name="password"/.test(body)) {
-      response = await browser.postForm(url, { action: 'login', email: user.email, password: user.password });
-    } else if (response.status === 200 && /value="consent"/.test(body)) {
-      response = await browser.postForm(url, { action: 'consent' });
-    } else {
-      return { callback: null, browser, last: { status: response.status, body, url } };
-    }
-  }
-  throw new Error('authorization flow did not finish');
-}
-
-function authorizeUrl(base: string, params: Record<string, string>): string {
-  const query = new URLSearchParams({ client_id: DASHBOARD.id, redirect_uri: REDIRECT, response_type: 'code', ...params });
-  return `${base}/oauth/authorize?${query}`;
-}
-
-async function tokenRequest(base: string, form: Record<string, string>, basic?: { id: string; secret: string }) {
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
-  const response = await fetch(`${base}/oauth/token`, { method: 'POST', headers, body: new URLSearchParams(form).toString() });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-async function codeFor(base: string, scope: string, user = ALICE, extra: Record<string, string> = {}) {
-  const state = randomBytes(8).toString('hex');
-  const flow = await authorize(authorizeUrl(base, { scope, state, ...extra }), user);
-  expect(flow.callback, flow.last.body).not.toBeNull();
-  expect(flow.callback!.searchParams.get('state')).toBe(state);
-  return flow.callback!.searchParams.get('code')!;
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+import type { TestGateway } from '../_setup.ts';
+import { ALICE, authorize, authorizeUrl, bearer, Browser, codeFor, DASHBOARD, READER, REDIRECT, ROOT, startOAuthGateway, tokenRequest } from '../oauth-browser.ts';
 
 describe('OAuth authorization server (memory store)', () => {
   let gw: TestGateway & { base: string };
@@ -132,7 +30,9 @@ describe('OAuth authorization server (memory store)', () => {
     expect(doc.authorization_endpoint).toBe(`${gw.base}/oauth/authorize`);
     expect(doc.token_endpoint).toBe(`${gw.base}/oauth/token`);
     expect(doc.code_challenge_methods_supported).toEqual(['S256']);
-    expect(doc.scopes_supported).toEqual(expect.arrayContaining(['read:user', 'write:user', 'read:api', 'write:api', 'read:billing', 'write:billing']));
+    expect(doc.scopes_supported).toEqual(expect.arrayContaining(['read:user', 'write:user', 'read:api', 'write:api', 'read:billing']));
+    // Nothing to top up or subscribe to: write:billing would guard nothing, so it is not offered.
+    expect(doc.scopes_supported).not.toContain('write:billing');
     expect(doc.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
   });
 
@@ -277,7 +177,7 @@ describe('OAuth authorization server (memory store)', () => {
   });
 
   it('gives an admin account\'s token admin rights and a member\'s token none', async () => {
-    const rootCode = await codeFor(gw.base, 'read:user', ROOT);
+    const rootCode = await codeFor(gw.base, 'read:api', ROOT);
     const rootToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: rootCode, redirect_uri: REDIRECT }, DASHBOARD);
     const aliceCode = await codeFor(gw.base, 'read:user');
     const aliceToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: aliceCode, redirect_uri: REDIRECT }, DASHBOARD);

@@ -7,7 +7,7 @@ import { Secret, TOTP, URI } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityService } from '../../src/security/service.ts';
 import { startTestGateway, MASTER_KEY, type TestGateway } from '../_setup.ts';
-import { startSmtpCapture, type SmtpCapture } from '../smtp-capture.ts';
+import { startSmtpCapture, subjectOf, type SmtpCapture } from '../smtp-capture.ts';
 
 const ALICE_KEY = 'sk-bf-sec-alice-0000000000000000000000000000';
 const BOB_KEY = 'sk-bf-sec-bob-00000000000000000000000000000';
@@ -36,16 +36,6 @@ async function startSmsHook(): Promise<SmsHook> {
 }
 
 const codeIn = (text: string) => /verification code is (\d{6})/.exec(text)?.[1];
-
-/** The Subject header of a raw message, decoded from RFC 2047 encoded words (B or Q). */
-function subjectOf(raw: string): string {
-  const header = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
-  return header.replace(/\r\n[ \t]/g, '').replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, kind: string, text: string) =>
-    kind.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
-  ).trim();
-}
 
 describe('security verification', () => {
   let gw: TestGateway;
@@ -296,6 +286,21 @@ describe('security verification', () => {
       sms.status = 200;
     }
     expect((await call('POST', '/v1/security/send-code', MASTER_KEY, { type: 'sms', recipient: '+4915100000003' })).status).toBe(200);
+  });
+
+  it('limits authenticator codes once 2FA is on: after 5 wrong tries even the right code is refused (429)', async () => {
+    const enrol = await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'totp' });
+    const totp = URI.parse(enrol.body.otpauth_url) as TOTP;
+    expect((await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: totp.generate({ timestamp: security.now() }) })).body.verified).toBe(true);
+
+    const right = totp.generate({ timestamp: security.now() + 30_000 });
+    const wrongCode = String((Number(right) + 500_000) % 1_000_000).padStart(6, '0');
+    for (let i = 0; i < 5; i++) {
+      expect((await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: wrongCode })).body).toEqual({ success: false, verified: false });
+    }
+    const locked = await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: right });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
   });
 });
 

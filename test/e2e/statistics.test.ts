@@ -198,8 +198,8 @@ describe('statistics', () => {
     const previous = runtime.services.tokens;
     runtime.services.tokens = {
       async verify(token: string) {
-        if (token === 'tok-api') return { kind: 'oauth', accountId: 'demo', role: 'member', scopes: ['read:api'] };
-        if (token === 'tok-billing') return { kind: 'oauth', accountId: 'demo', role: 'member', scopes: ['read:billing'] };
+        if (token === 'tok-api') return { kind: 'oauth', accountId: 'demo', role: 'member', scopes: new Set(['read:api']) };
+        if (token === 'tok-billing') return { kind: 'oauth', accountId: 'demo', role: 'member', scopes: new Set(['read:billing']) };
         return null;
       },
     };
