@@ -3,7 +3,7 @@
  * that SQLite and PostgreSQL answer byte-for-byte alike.
  */
 import { addDecimal, decimalToNumber, fromScaled, toScaled } from './decimal.ts';
-import { BUCKET_MS } from './types.ts';
+import { BUCKET_MS, logEndpoint } from './types.ts';
 import type { LogAttempt, LogDetail, LogListItem, LogRecord } from './types.ts';
 
 /** Insert column order (both stores; SQLite adds the two `*_nano` columns at the end). */
@@ -32,7 +32,7 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     group_id: r.group_id ?? null,
     provider_id: r.provider_id ?? null,
     model: str(r.model),
-    endpoint: r.endpoint === 'responses' ? 'responses' : 'chat',
+    endpoint: logEndpoint(r.endpoint),
     request_tokens: int(r.request_tokens),
     response_tokens: int(r.response_tokens),
     cached_tokens: int(r.cached_tokens),

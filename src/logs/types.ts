@@ -14,6 +14,12 @@ export interface LogAttempt {
 }
 
 /** What the log pipeline step writes per inference call. */
+/** The inference interface a call came in through. */
+export type LogEndpoint = 'chat' | 'responses' | 'embeddings';
+
+/** A stored or received endpoint name as one of ours (old rows and unknown values count as chat). */
+export const logEndpoint = (value: unknown): LogEndpoint => (value === 'responses' || value === 'embeddings' ? value : 'chat');
+
 export interface LogRecord {
   /** `req_` + 32 hex digits, time first (see `createRequestId`); also the request id. Unique: the ledger key. */
   id: string;
@@ -26,7 +32,7 @@ export interface LogRecord {
   provider_id: string | null;
   /** The model as the client named it (or the fallback that served). */
   model: string;
-  endpoint: 'chat' | 'responses';
+  endpoint: LogEndpoint;
   request_tokens: number;
   response_tokens: number;
   cached_tokens: number;
@@ -99,7 +105,7 @@ export interface LogDetail {
   account_id: string;
   group_id: string | null;
   provider: string | null;
-  endpoint: 'chat' | 'responses';
+  endpoint: LogEndpoint;
   http_status: number;
   request_tokens: number;
   response_tokens: number;

@@ -50,7 +50,8 @@ export default definePlugin<CacheOptions>({
     const ttlMs = options.ttl_seconds * 1000;
     return {
       async handle(ctx, next) {
-        if (ttlMs <= 0 || (ctx.body.stream && !options.streams)) return next();
+        // Embeddings are not completions: this cache stores and replays chat answers only.
+        if (ttlMs <= 0 || (ctx.body.stream && !options.streams) || ctx.endpoint === 'embeddings') return next();
         ctx.cacheKey = cacheKey(ctx);
         const stored = await runtime.store.get(ctx.cacheKey);
         if (!stored) {

@@ -4,6 +4,7 @@
  */
 import type { ModelConfig, ProviderConfig } from '../config/types.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
+import type { EmbeddingsWire } from './embeddings-types.ts';
 
 /** Where one attempt goes: a provider, the model name sent upstream, and the config behind it. */
 export interface Target {
@@ -60,6 +61,8 @@ export interface ProviderAdapter {
   parseError(status: number, bodyText: string): UpstreamErrorInfo;
   /** Can this wire format continue a partial assistant answer (prefill)? */
   readonly supportsPrefix: boolean;
+  /** The embeddings translation; absent when the wire format has no embeddings endpoint. */
+  readonly embeddings?: EmbeddingsWire;
 }
 
 /** Thrown by a translator when the upstream reports an error inside the stream. */
