@@ -61,6 +61,8 @@ export interface ModelConfig {
   /** The upstream accepts an assistant prefix to continue a broken answer. */
   accepts_prefix?: boolean;
   max_output_tokens?: number;
+  /** Opt this model's chat requests into the semantic cache (the semantic-cache step). */
+  semantic_cache?: boolean;
 }
 
 export interface GroupConfig {
