@@ -4,7 +4,7 @@
  * none, the `embeddings` capability, fallbacks, and the call log with usage and input cost.
  */
 import { describe, expect, it } from 'vitest';
-import { api, client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
+import { client, DEMO_KEY, useGateway, waitForLogRecord } from '../_setup.ts';
 import { mockEmbedding } from '../mock-upstream/embeddings.ts';
 
 const state = useGateway('embeddings.yaml');
@@ -22,16 +22,6 @@ const close = (actual: number[], expected: number[]) => {
   expect(actual).toHaveLength(expected.length);
   actual.forEach((value, index) => expect(value).toBeCloseTo(expected[index]!, 5));
 };
-
-/** The call log's detail record of one request, once the queue has written it. */
-async function waitForLog(id: string) {
-  for (let i = 0; i < 100; i++) {
-    const { status, body } = await api(state.gw, 'GET', `/v1/admin/logs/${id}`, undefined, MASTER_KEY);
-    if (status === 200) return body;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no log row ${id}`);
-}
 
 describe('embeddings', () => {
   it('answers floats through the SDK, for a string and for a list', async () => {
@@ -131,7 +121,7 @@ describe('embeddings', () => {
     const { status, body, id } = await post({ model: 'embed-broken', fallbacks: ['embed-small'], input: 'fall back here' });
     expect(status).toBe(200);
     expect(body.model).toBe('embed-small');
-    const detail = await waitForLog(id);
+    const detail = await waitForLogRecord(state.gw, id);
     expect(detail).toMatchObject({ endpoint: 'embeddings', status: 'success', billed: true });
     expect(detail.attempts.map((a: any) => a.status)).toEqual([503, 200]);
     expect(detail.request_tokens ?? detail.usage?.prompt_tokens).toBe(3);

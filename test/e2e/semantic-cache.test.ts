@@ -5,7 +5,7 @@
  * read by the SDK, Cache-Control, an embedding failure answered as a miss, and the log.
  */
 import { describe, expect, it } from 'vitest';
-import { api, client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
+import { client, DEMO_KEY, MASTER_KEY, useGateway, waitForLogRecord } from '../_setup.ts';
 import { cosine, mockEmbedding } from '../mock-upstream/embeddings.ts';
 
 const state = useGateway('semantic-cache.yaml');
@@ -24,15 +24,6 @@ async function chat(body: Record<string, unknown>, headers: Record<string, strin
 const user = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'user', content }], ...extra });
 /** Chat calls that reached the upstream (embedding calls excluded). */
 const chatCalls = () => state.mock.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
-
-async function waitForLog(id: string) {
-  for (let i = 0; i < 100; i++) {
-    const { status, body } = await api(state.gw, 'GET', `/v1/admin/logs/${id}`, undefined, MASTER_KEY);
-    if (status === 200) return body;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no log row ${id}`);
-}
 
 /** Lets the miss's onComplete store its answer before the next lookup. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
@@ -63,7 +54,7 @@ describe('semantic cache', () => {
     const hit = await chat(user('Please tell me which city is the capital of France, today?'));
     expect(hit.cache).toBe('semantic-hit');
     expect(Number(hit.similarity)).toBeCloseTo(1, 3);
-    const detail = await waitForLog(hit.id);
+    const detail = await waitForLogRecord(state.gw, hit.id);
     expect(detail).toMatchObject({ cache_hit: true, billed: false });
     expect(detail.cost.total).toBe(0);
   });
