@@ -67,7 +67,8 @@ export default definePlugin<SemanticCacheOptions>({
 
     return {
       async handle(ctx, next) {
-        if (ctx.endpoint !== 'chat' || ctx.outcome.cache === 'hit' || !optedIn(ctx) || (ctx.body.stream && !options.streams)) return next();
+        // An exact hit never gets here: the cache step before this one answered it.
+        if (ctx.endpoint !== 'chat' || !optedIn(ctx) || (ctx.body.stream && !options.streams)) return next();
         const prompt = semanticPrompt(ctx);
         if (!prompt) return next();
         const { noCache, noStore } = cacheControl(ctx);
