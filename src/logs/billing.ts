@@ -50,6 +50,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
     user_agent: call.user_agent,
     stream: call.stream,
     cache_hit: call.cache_hit,
+    cache_similarity: call.cache_similarity ?? null,
     attempts: call.attempts.map((a) => ({
       model: a.model,
       provider: a.provider ?? null,

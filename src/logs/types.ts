@@ -47,6 +47,8 @@ export interface LogRecord {
   user_agent: string;
   stream: boolean;
   cache_hit: boolean;
+  /** A semantic-cache hit: the cosine similarity of the stored prompt that answered (else null). */
+  cache_similarity?: number | null;
   attempts: LogAttempt[];
   /** Exact decimal strings (see `costOf`), computed with the prices in force at call time. */
   input_cost: string;
@@ -114,6 +116,9 @@ export interface LogDetail {
   attempts: LogAttempt[];
   stream: boolean;
   cache_hit: boolean;
+  /** `semantic-hit`: answered by the semantic cache, with `cache_similarity`. */
+  cache: 'hit' | 'semantic-hit' | null;
+  cache_similarity: number | null;
   ttft_ms: number | null;
   billed: boolean;
   /** Amounts as JSON numbers (exact decimal strings are in the store). */

@@ -68,6 +68,7 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     user_agent: ctx.request.headers.get('user-agent') ?? '',
     stream: outcome.streamed,
     cache_hit: answeredFromCache(outcome),
+    cache_similarity: outcome.cache === 'semantic-hit' ? (outcome.cacheSimilarity ?? null) : null,
     aborted: outcome.aborted,
     served: served !== undefined,
     attempts: outcome.attempts,

@@ -50,12 +50,13 @@ describe('semantic cache', () => {
     expect(chatCalls()).toBe(calls + 1);
   });
 
-  it('logs a hit as a cache hit, unbilled, and says its similarity', async () => {
+  it('logs a hit as a semantic hit with its similarity, unbilled', async () => {
     const hit = await chat(user('Please tell me which city is the capital of France, today?'));
     expect(hit.cache).toBe('semantic-hit');
     expect(Number(hit.similarity)).toBeCloseTo(1, 3);
     const detail = await waitForLogRecord(state.gw, hit.id);
-    expect(detail).toMatchObject({ cache_hit: true, billed: false });
+    expect(detail).toMatchObject({ cache_hit: true, cache: 'semantic-hit', billed: false });
+    expect(detail.cache_similarity).toBeCloseTo(1, 3);
     expect(detail.cost.total).toBe(0);
   });
 
