@@ -11,7 +11,7 @@ import { MAX_BODY_DEPTH, nestedDeeperThan } from './http/json-depth.ts';
 import { readJsonBody } from './http/read-body.ts';
 import { errorResponse, forbidden, invalidBody, invalidPath, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
 import type { Logger } from './pipeline/types.ts';
-import { chatBody, handleInference } from './routes/inference.ts';
+import { chatBody, embeddingsBody, handleInference } from './routes/inference.ts';
 import { systemRoutes } from './routes/system.ts';
 import type { ApiContext, RouteDef } from './routes/types.ts';
 import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
@@ -42,7 +42,9 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
   const known: Array<{ pattern: RegExp; method: string }> = [];
   const chat = { path: '/api/v1/chat/completions', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'chat', chatBody) };
 
-  for (const route of [chat, ...(options.inference ?? [])]) {
+  const embeddings = { path: '/api/v1/embeddings', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'embeddings', embeddingsBody) };
+
+  for (const route of [chat, embeddings, ...(options.inference ?? [])]) {
     known.push({ pattern: patternOf(route.path), method: 'POST' });
     app.post(route.path, safe(logger, (event: H3Event) => route.handle(event.req, peerIp(event, gateway))));
   }

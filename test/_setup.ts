@@ -102,3 +102,13 @@ export async function api(gw: { url: string }, method: string, path: string, bod
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
+
+/** The call log's detail record of one request (by its x-request-id), once the log queue has written it. */
+export async function waitForLogRecord(gw: { url: string }, id: string) {
+  for (let i = 0; i < 100; i++) {
+    const { status, body } = await api(gw, 'GET', `/v1/admin/logs/${id}`);
+    if (status === 200) return body;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no log row ${id}`);
+}

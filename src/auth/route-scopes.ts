@@ -30,6 +30,7 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   // Inference
   ['POST /api/v1/chat/completions', 'write:api'],
   ['POST /api/v1/responses', 'write:api'],
+  ['POST /api/v1/embeddings', 'write:api'],
   ['GET /api/v1/responses/:id', 'read:api'],
   ['GET /api/v1/models', 'read:api'],
   // API keys

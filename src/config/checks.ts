@@ -9,6 +9,8 @@ import type { Segment } from './positions.ts';
 
 /** Built-in pipeline steps, in their default order. */
 export const BUILTIN_STEPS = ['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream'] as const;
+/** Built-ins that are not in the default pipeline: they need options (semantic-cache: its embedding model). */
+export const OPTIONAL_STEPS = ['semantic-cache'] as const;
 
 /** The id every master-key request acts as; keys may belong to it without an `accounts` entry. */
 export const ADMIN_ACCOUNT_ID = 'admin';
@@ -73,7 +75,7 @@ export function checkReferences(data: unknown): PathProblem[] {
 export function checkPipeline(pipeline: readonly RawPipelineEntry[]): PathProblem[] {
   const problems: PathProblem[] = [];
   const seen = new Map<string, number>();
-  const builtins: readonly string[] = BUILTIN_STEPS;
+  const builtins: readonly string[] = [...BUILTIN_STEPS, ...OPTIONAL_STEPS];
   pipeline.forEach((entry, i) => {
     const e = typeof entry === 'string' ? { name: entry } : entry;
     if (e.module === undefined) {

@@ -72,6 +72,8 @@ export interface ModelConfig {
   accepts_prefix?: boolean;
   prefix_style?: PrefixStyle;
   max_output_tokens?: number;
+  /** Opt this model's chat requests into the semantic cache (the semantic-cache step). */
+  semantic_cache?: boolean;
 }
 
 export interface GroupConfig {

@@ -14,7 +14,7 @@
  *   statistics (they were delivered), with a zero cost.
  */
 import { costOf } from './decimal.ts';
-import type { LogRecord } from './types.ts';
+import { logEndpoint, type LogRecord } from './types.ts';
 import type { CallRecord } from '../pipeline/log-record.ts';
 
 /** Whether a call is billed, by the rules above. */
@@ -35,7 +35,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
     group_id: call.group_id,
     provider_id: call.provider_id,
     model: call.model,
-    endpoint: call.endpoint === 'responses' ? 'responses' : 'chat',
+    endpoint: logEndpoint(call.endpoint),
     request_tokens: call.request_tokens,
     response_tokens: call.response_tokens,
     cached_tokens: call.cached_tokens,
@@ -50,6 +50,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
     user_agent: call.user_agent,
     stream: call.stream,
     cache_hit: call.cache_hit,
+    cache_similarity: call.cache_similarity ?? null,
     attempts: call.attempts.map((a) => ({
       model: a.model,
       provider: a.provider ?? null,

@@ -65,4 +65,9 @@ export const postgresMigrations: Migration[] = [
       CREATE INDEX stat_rollup_key ON stat_rollup (api_key_id, bucket_ms);
     `,
   },
+  {
+    version: 2,
+    name: 'call_logs.cache_similarity (semantic cache hits)',
+    sql: `ALTER TABLE call_logs ADD COLUMN cache_similarity DOUBLE PRECISION;`,
+  },
 ];

@@ -3,7 +3,7 @@
  * that SQLite and PostgreSQL answer byte-for-byte alike.
  */
 import { addDecimal, decimalToNumber, fromScaled, toScaled } from './decimal.ts';
-import { BUCKET_MS } from './types.ts';
+import { BUCKET_MS, logEndpoint } from './types.ts';
 import type { LogAttempt, LogDetail, LogListItem, LogRecord } from './types.ts';
 
 /** Insert column order (both stores; SQLite adds the two `*_nano` columns at the end). */
@@ -12,6 +12,7 @@ export const LOG_COLUMNS = [
   'endpoint', 'request_tokens', 'response_tokens', 'cached_tokens', 'reasoning_tokens', 'status',
   'http_status', 'error_code', 'error_message', 'latency_ms', 'ttft_ms', 'ip', 'user_agent', 'stream',
   'cache_hit', 'attempts', 'input_cost', 'output_cost', 'currency', 'request', 'response', 'billed',
+  'cache_similarity',
 ] as const;
 
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
@@ -32,7 +33,7 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     group_id: r.group_id ?? null,
     provider_id: r.provider_id ?? null,
     model: str(r.model),
-    endpoint: r.endpoint === 'responses' ? 'responses' : 'chat',
+    endpoint: logEndpoint(r.endpoint),
     request_tokens: int(r.request_tokens),
     response_tokens: int(r.response_tokens),
     cached_tokens: int(r.cached_tokens),
@@ -47,6 +48,7 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     user_agent: str(r.user_agent),
     stream: Boolean(r.stream),
     cache_hit: Boolean(r.cache_hit),
+    cache_similarity: typeof r.cache_similarity === 'number' && Number.isFinite(r.cache_similarity) ? r.cache_similarity : null,
     attempts: Array.isArray(r.attempts) ? r.attempts : [],
     input_cost: decimal(r.input_cost),
     output_cost: decimal(r.output_cost),
@@ -99,6 +101,8 @@ export function toDetail(row: Record<string, unknown>): LogDetail {
     attempts: (json(row.attempts) as LogAttempt[] | null) ?? [],
     stream: Boolean(row.stream),
     cache_hit: Boolean(row.cache_hit),
+    cache: row.cache_hit ? (row.cache_similarity == null ? 'hit' : 'semantic-hit') : null,
+    cache_similarity: row.cache_similarity == null ? null : Number(row.cache_similarity),
     ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
     billed: Boolean(row.billed),
     cost: {

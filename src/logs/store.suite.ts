@@ -69,7 +69,7 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         response: JSON.stringify({ choices: [{ index: 0 }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }),
         attempts: [{ model: 'm0', provider: 'p0', status: 503, error_code: 'upstream_unavailable', latency_ms: 5 },
           { model: 'm1', provider: 'p1', status: 200, error_code: null, latency_ms: 9 }],
-        stream: true, cache_hit: true, ttft_ms: 42, input_cost: '0.1', output_cost: '0.2', user_agent: 'ua/1',
+        stream: true, cache_hit: true, cache_similarity: 0.97, ttft_ms: 42, input_cost: '0.1', output_cost: '0.2', user_agent: 'ua/1',
         group_id: 'g1', endpoint: 'responses', cached_tokens: 2, reasoning_tokens: 1,
       });
       await store.insertBatch([record]);
@@ -78,7 +78,8 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         response: JSON.parse(record.response!), status: 'success', error_code: null, error_message: null, latency: 10,
         ip: '127.0.0.1', user_agent: 'ua/1', created_at: '2024-05-01T00:00:00.000Z', account_id: 'a1', group_id: 'g1',
         provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
-        cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true, ttft_ms: 42,
+        cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true,
+        cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42,
         billed: true, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
       });
       expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null });

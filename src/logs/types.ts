@@ -16,6 +16,12 @@ export interface LogAttempt {
 }
 
 /** What the log pipeline step writes per inference call. */
+/** The inference interface a call came in through. */
+export type LogEndpoint = 'chat' | 'responses' | 'embeddings';
+
+/** A stored or received endpoint name as one of ours (old rows and unknown values count as chat). */
+export const logEndpoint = (value: unknown): LogEndpoint => (value === 'responses' || value === 'embeddings' ? value : 'chat');
+
 export interface LogRecord {
   /** `req_` + 32 hex digits, time first (see `createRequestId`); also the request id. Unique: the ledger key. */
   id: string;
@@ -28,7 +34,7 @@ export interface LogRecord {
   provider_id: string | null;
   /** The model as the client named it (or the fallback that served). */
   model: string;
-  endpoint: 'chat' | 'responses';
+  endpoint: LogEndpoint;
   request_tokens: number;
   response_tokens: number;
   cached_tokens: number;
@@ -43,6 +49,8 @@ export interface LogRecord {
   user_agent: string;
   stream: boolean;
   cache_hit: boolean;
+  /** A semantic-cache hit: the cosine similarity of the stored prompt that answered (else null). */
+  cache_similarity?: number | null;
   attempts: LogAttempt[];
   /** Exact decimal strings (see `costOf`), computed with the prices in force at call time. */
   input_cost: string;
@@ -101,7 +109,7 @@ export interface LogDetail {
   account_id: string;
   group_id: string | null;
   provider: string | null;
-  endpoint: 'chat' | 'responses';
+  endpoint: LogEndpoint;
   http_status: number;
   request_tokens: number;
   response_tokens: number;
@@ -110,6 +118,9 @@ export interface LogDetail {
   attempts: LogAttempt[];
   stream: boolean;
   cache_hit: boolean;
+  /** `semantic-hit`: answered by the semantic cache, with `cache_similarity`. */
+  cache: 'hit' | 'semantic-hit' | null;
+  cache_similarity: number | null;
   ttft_ms: number | null;
   billed: boolean;
   /** Amounts as JSON numbers (exact decimal strings are in the store). */

@@ -13,7 +13,7 @@ import { createRequestId } from '../logs/id.ts';
 import type { RequestTrace } from '../tracing.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
-export type Endpoint = 'chat' | 'responses';
+export type Endpoint = 'chat' | 'responses' | 'embeddings';
 
 export interface StreamTap {
   /** Each chunk of the response body as it passes (never delays it). */
@@ -30,7 +30,10 @@ export interface GatewayContext {
   readonly runtime: Runtime;
   readonly ip: string;
   readonly startedAt: number;
-  /** The chat-shaped request (the responses interface is translated to it before the pipeline). */
+  /**
+   * The chat-shaped request (the responses interface is translated to it before the pipeline);
+   * on the embeddings endpoint the embeddings body (`model`, `input`, ...), which has no messages.
+   */
   body: ChatRequest;
   /** The body as the client sent it. */
   readonly rawBody: unknown;

@@ -70,6 +70,8 @@ export const invalidJson = () => invalid('The request body is not valid JSON.', 
 export const contextLengthExceeded = (message: string) => invalid(message, 'context_length_exceeded', 'messages');
 /** The request needs a capability (tools, images, JSON mode) no candidate model declares. */
 export const capabilityNotSupported = (message: string, param: string) => invalid(message, 'capability_not_supported', param);
+/** The model's upstream wire format has no embeddings endpoint (vendor_b, custom). */
+export const embeddingsNotSupported = (message: string) => invalid(message, 'embeddings_not_supported', 'model');
 /** A feature switched off in the system config (`features.*`). */
 export const featureDisabled = (message: string, param: string) => invalid(message, 'feature_disabled', param);
 export const invalidPath = () => invalid('The request path has malformed percent-encoding (a % must be followed by two hex digits).', 'invalid_path');

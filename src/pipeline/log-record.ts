@@ -7,7 +7,7 @@
  */
 import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
 import type { GatewayContext } from './context.ts';
-import type { Outcome } from './outcome.ts';
+import { answeredFromCache, type Outcome } from './outcome.ts';
 import type { LogRecord } from '../logs/types.ts';
 
 /** The ledger row's fields that the pipeline knows as they are (costs and billing come later). */
@@ -67,7 +67,8 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     ip: ctx.ip,
     user_agent: ctx.request.headers.get('user-agent') ?? '',
     stream: outcome.streamed,
-    cache_hit: outcome.cache === 'hit',
+    cache_hit: answeredFromCache(outcome),
+    cache_similarity: outcome.cache === 'semantic-hit' ? (outcome.cacheSimilarity ?? null) : null,
     aborted: outcome.aborted,
     served: served !== undefined,
     attempts: outcome.attempts,

@@ -20,7 +20,10 @@ export interface Attempt {
 export interface Outcome {
   status: number;
   error?: { code: string | null; message: string; type: string };
-  cache: 'hit' | 'miss' | 'off';
+  /** `semantic-hit`: answered from a stored completion to a prompt worded alike (semantic-cache). */
+  cache: 'hit' | 'semantic-hit' | 'miss' | 'off';
+  /** The cosine similarity of the stored prompt that answered a semantic hit. */
+  cacheSimilarity?: number;
   attempts: Attempt[];
   /** Target that produced the answer (last successful attempt). */
   served?: { model: string; provider: string; upstreamModel: string };
@@ -43,6 +46,9 @@ export interface Outcome {
   ttfbMs?: number;
   durationMs: number;
 }
+
+/** Answered from a cache (exact or semantic): no upstream tokens were bought. */
+export const answeredFromCache = (outcome: Outcome) => outcome.cache === 'hit' || outcome.cache === 'semantic-hit';
 
 export function createOutcome(): Outcome {
   return { status: 0, cache: 'off', attempts: [], text: '', streamed: false, aborted: false, finished: false, durationMs: 0 };

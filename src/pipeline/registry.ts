@@ -9,11 +9,12 @@ import log from '../plugins/log.ts';
 import permission from '../plugins/permission.ts';
 import rateLimit from '../plugins/rate-limit.ts';
 import route from '../plugins/route.ts';
+import semanticCache from '../plugins/semantic-cache.ts';
 import upstream from '../plugins/upstream.ts';
 import type { PluginDefinition } from './types.ts';
 
 export const builtinPlugins: ReadonlyMap<string, PluginDefinition<any>> = new Map(
-  [log, auth, permission, rateLimit, cache, route, concurrency, upstream].map((plugin) => [plugin.name, plugin as PluginDefinition<any>]),
+  [log, auth, permission, rateLimit, cache, semanticCache, route, concurrency, upstream].map((plugin) => [plugin.name, plugin as PluginDefinition<any>]),
 );
 
 // rate-limit runs after route: provider quotas need the routed provider, checked in the same

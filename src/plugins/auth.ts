@@ -17,6 +17,7 @@ import schema from '../../schemas/plugins/auth.schema.json' with { type: 'json' 
 const endpointScopes: Record<Endpoint, PlatformScope> = {
   chat: scopeOf('POST', '/api/v1/chat/completions'),
   responses: scopeOf('POST', '/api/v1/responses'),
+  embeddings: scopeOf('POST', '/api/v1/embeddings'),
 };
 
 export default definePlugin({

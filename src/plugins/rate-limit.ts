@@ -12,7 +12,7 @@
  */
 import { insufficientQuota, rateLimited } from '../pipeline/errors.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
-import type { Outcome } from '../pipeline/outcome.ts';
+import { answeredFromCache, type Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { QuotaRule, RateRule, RateState, StateStore } from '../store/types.ts';
 import { describeBudget, gatewayTimeZone, groupBudget, keyBudget, providerBudget, type Budget } from '../quota/budgets.ts';
@@ -67,7 +67,7 @@ export function reserveEstimate(ctx: GatewayContext, options: RateLimitOptions):
 
 /** The tokens a finished request really used (0 for cache hits: no upstream tokens were spent). */
 export function actualTokens(ctx: GatewayContext, outcome: Outcome): number {
-  if (outcome.cache === 'hit') return 0;
+  if (answeredFromCache(outcome)) return 0;
   if (outcome.usage?.total_tokens !== undefined) return outcome.usage.total_tokens;
   // A stream without a usage chunk (or an aborted one): estimate from what was sent and received.
   if (!outcome.text) return 0;

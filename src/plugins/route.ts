@@ -8,6 +8,7 @@ import { invalidBody, modelNotFound } from '../pipeline/errors.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { fittingTargets } from '../routing/fit.ts';
 import { resolveModel } from '../routing/resolve.ts';
+import { embeddingTargets } from '../routing/embeddings.ts';
 import schema from '../../schemas/plugins/route.schema.json' with { type: 'json' };
 
 export default definePlugin({
@@ -25,7 +26,7 @@ export default definePlugin({
         }
         for (const requested of ctx.requestedModels) ctx.targets.push(...resolveModel(ctx.snapshot, requested));
         if (ctx.targets.length === 0) throw modelNotFound(ctx.requestedModels[0]);
-        ctx.targets = fittingTargets(ctx.snapshot.config, ctx.body, ctx.targets);
+        ctx.targets = ctx.endpoint === 'embeddings' ? embeddingTargets(ctx, ctx.targets) : fittingTargets(ctx.snapshot.config, ctx.body, ctx.targets);
         return next();
       },
     };

@@ -13,6 +13,7 @@ import { definePlugin } from '../pipeline/types.ts';
 import { callJson, openStream } from '../routing/call.ts';
 import { applyDefaultMaxTokens } from '../routing/fit.ts';
 import { relay } from '../routing/relay.ts';
+import { serveEmbeddings } from '../routing/embeddings.ts';
 import { tryTargets } from '../routing/try-targets.ts';
 import schema from '../../schemas/plugins/upstream.schema.json' with { type: 'json' };
 
@@ -24,6 +25,7 @@ export default definePlugin({
     return {
       async handle(ctx) {
         if (ctx.targets.length === 0) throw modelNotFound(ctx.body.model);
+        if (ctx.endpoint === 'embeddings') return serveEmbeddings(ctx, now);
         // Here, not in route: quota reservations (rate-limit) count only what the client asked for.
         applyDefaultMaxTokens(ctx.snapshot.config, ctx.body, ctx.targets);
         const renderer = rendererFor(ctx.endpoint);

@@ -5,6 +5,7 @@
  */
 import type { ProviderAdapter, Target, UpstreamRequest } from './types.ts';
 import { openaiAdapter, openaiBody } from './openai.ts';
+import { openaiEmbeddingsBody, parseOpenAIEmbeddings } from './openai-embeddings.ts';
 import { jsonHeaders, trimSlash } from './shared.ts';
 
 /** The GA data-plane version used when the provider config names none. */
@@ -15,11 +16,11 @@ export const DEFAULT_API_VERSION = '2024-10-21';
  * the path selects the model. `api_version: v1` selects the newer deployment-less API instead,
  * which takes the model from the body and no version parameter.
  */
-export function azureUrl(target: Target): string {
+export function azureUrl(target: Target, operation: 'chat/completions' | 'embeddings' = 'chat/completions'): string {
   const base = `${trimSlash(target.provider.endpoint)}/openai`;
   const version = target.provider.api_version ?? DEFAULT_API_VERSION;
-  if (version === 'v1') return `${base}/v1/chat/completions`;
-  return `${base}/deployments/${encodeURIComponent(target.upstreamModel)}/chat/completions?api-version=${encodeURIComponent(version)}`;
+  if (version === 'v1') return `${base}/v1/${operation}`;
+  return `${base}/deployments/${encodeURIComponent(target.upstreamModel)}/${operation}?api-version=${encodeURIComponent(version)}`;
 }
 
 /**
@@ -41,5 +42,14 @@ export const azureAdapter: ProviderAdapter = {
       headers: jsonHeaders(target, { 'api-key': target.provider.api_key ?? '' }),
       body: JSON.stringify(openaiBody(request, target, stream)),
     };
+  },
+  // `{endpoint}/openai/deployments/{deployment}/embeddings?api-version=…`, the compat body and answer.
+  embeddings: {
+    buildRequest: (request, target) => ({
+      url: azureUrl(target, 'embeddings'),
+      headers: jsonHeaders(target, { 'api-key': target.provider.api_key ?? '' }),
+      body: JSON.stringify(openaiEmbeddingsBody(request, target)),
+    }),
+    parseResponse: parseOpenAIEmbeddings,
   },
 };

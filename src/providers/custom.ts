@@ -18,6 +18,8 @@ export function customUrl(target: Target): string {
 export const customAdapter: ProviderAdapter = {
   ...openaiAdapter,
   type: 'custom',
+  // Its path template names a chat endpoint; where its embeddings live is not configured.
+  embeddings: undefined,
   buildRequest(request, target, { stream }): UpstreamRequest {
     return {
       url: customUrl(target),

@@ -8,9 +8,9 @@ import { geminiBody } from './gemini-request.ts';
 import { createGeminiTranslator, parseGeminiResponse } from './gemini-response.ts';
 import { parseGeminiError } from './gemini-error.ts';
 import { jsonHeaders, trimSlash } from './shared.ts';
+import { geminiEmbeddings, modelResource } from './gemini-embeddings.ts';
 
-/** `gemini-2.5-flash` → `models/gemini-2.5-flash`; a full resource name (`tunedModels/x`) stays. */
-export const modelResource = (model: string) => (model.includes('/') ? model : `models/${encodeURIComponent(model)}`);
+export { modelResource };
 
 export const geminiAdapter: ProviderAdapter = {
   type: 'vendor_c',
@@ -27,6 +27,7 @@ export const geminiAdapter: ProviderAdapter = {
   parseResponse: parseGeminiResponse,
   createStreamTranslator: createGeminiTranslator,
   parseError: parseGeminiError,
+  embeddings: geminiEmbeddings,
 };
 
 export { geminiBody, splitToolCallId, SIGNATURE_MARK } from './gemini-request.ts';

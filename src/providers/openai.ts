@@ -5,6 +5,7 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 import type { ProviderAdapter, SseEvent, StreamTranslator, Target, UpstreamErrorInfo, UpstreamRequest } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
+import { openaiEmbeddings } from './openai-embeddings.ts';
 
 /** Fields only the gateway understands; never sent upstream. */
 const GATEWAY_ONLY = new Set(['fallbacks']);
@@ -131,4 +132,5 @@ export const openaiAdapter: ProviderAdapter = {
   parseResponse: parseOpenAIResponse,
   createStreamTranslator: (target) => createOpenAITranslator(target),
   parseError: parseOpenAIError,
+  embeddings: openaiEmbeddings,
 };

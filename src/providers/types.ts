@@ -4,6 +4,7 @@
  */
 import type { ModelConfig, PrefixStyle, ProviderConfig } from '../config/types.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
+import type { EmbeddingsWire } from './embeddings-types.ts';
 
 /** Where one attempt goes: a provider, the model name sent upstream, and the config behind it. */
 export interface Target {
@@ -65,6 +66,8 @@ export interface ProviderAdapter {
    * only a trailing assistant message, which the adapter translates to its native prefill.
    */
   readonly prefixStyles?: readonly PrefixStyle[];
+  /** The embeddings translation; absent when the wire format has no embeddings endpoint. */
+  readonly embeddings?: EmbeddingsWire;
 }
 
 /** Thrown by a translator when the upstream reports an error inside the stream. */

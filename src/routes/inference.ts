@@ -11,6 +11,8 @@ import type { ChatRequest } from '../providers/openai-types.ts';
 import { readJson } from '../http/read-body.ts';
 import { clientSignal } from '../http/client-signal.ts';
 import chatSchema from '../../schemas/api/chat-completions.schema.json' with { type: 'json' };
+import embeddingsSchema from '../../schemas/api/embeddings.schema.json' with { type: 'json' };
+import type { EmbeddingsRequest } from '../providers/embeddings-types.ts';
 
 export const validateChatBody = compileBodyValidator<ChatRequest>(chatSchema);
 
@@ -32,4 +34,12 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
 // A shallow copy: the pipeline sets top-level defaults, while the log keeps the body as sent.
 // Object.assign rather than a spread, which on Node 20 kept request bodies alive through
 // young-generation GCs (see routing/call.ts).
+const validateEmbeddingsBody = compileBodyValidator<EmbeddingsRequest>(embeddingsSchema);
+
+/**
+ * The embeddings body runs through the same pipeline as chat: the steps read `model`,
+ * `fallbacks` and `user` alike; the route and upstream steps take the embeddings path.
+ */
+export const embeddingsBody: BodyAdapter = (raw) => Object.assign({}, validateEmbeddingsBody(raw)) as unknown as ChatRequest;
+
 export const chatBody: BodyAdapter = (raw) => Object.assign({}, validateChatBody(raw));

@@ -9,7 +9,8 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai
 import { decodeSse } from '../providers/sse.ts';
 import { BodyTooLargeError } from '../providers/reply-body.ts';
 import type { Transport, UpstreamReply } from '../providers/transport.ts';
-import type { ProviderAdapter, StreamTranslator, Target } from '../providers/types.ts';
+import type { ProviderAdapter, StreamTranslator, Target, UpstreamRequest } from '../providers/types.ts';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddings-types.ts';
 import { UpstreamStreamError } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
@@ -109,9 +110,8 @@ function classify(error: unknown, timer: Deadline): unknown {
   return networkAttemptError(error, timedOut, timer.reason ?? (code.includes('BODY') ? 'idle' : 'connect'));
 }
 
-async function send(input: AttemptInput, stream: boolean, timer: Deadline) {
-  const { adapter, target, timeouts } = input;
-  const built = adapter.buildRequest(input.request, target, { stream });
+async function send(input: AttemptInput, built: UpstreamRequest, timer: Deadline) {
+  const { adapter, timeouts } = input;
   if (input.traceHeaders) Object.assign(built.headers, input.traceHeaders);
   // Named fields, not `...built`: on Node 20's V8 a spread copy made here kept every request's
   // upstream body alive through young-generation GCs (bench/README.md, fourth round).
@@ -152,10 +152,30 @@ export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const timer = new Deadline(input.signal, input.timeouts.total);
   try {
     timer.armFirstToken(input.timeouts.first_token);
-    const reply = await send(input, false, timer);
+    const reply = await send(input, input.adapter.buildRequest(input.request, input.target, { stream: false }), timer);
     // The answer has begun: from here the idle and total deadlines govern a slow body.
     timer.clearFirstToken();
     return input.adapter.parseResponse(await readJson(reply.body), input.target);
+  } catch (error) {
+    throw classify(error, timer);
+  } finally {
+    timer.dispose();
+  }
+}
+
+/**
+ * Embeddings attempt: the whole answer, translated to float vectors. The route step has kept
+ * only targets whose format has embeddings; the request is the embeddings body.
+ */
+export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsResponse> {
+  const wire = input.adapter.embeddings!;
+  const request = input.request as unknown as EmbeddingsRequest;
+  const timer = new Deadline(input.signal, input.timeouts.total);
+  try {
+    timer.armFirstToken(input.timeouts.first_token);
+    const reply = await send(input, wire.buildRequest(request, input.target), timer);
+    timer.clearFirstToken();
+    return wire.parseResponse(await readJson(reply.body), request, input.target);
   } catch (error) {
     throw classify(error, timer);
   } finally {
@@ -175,7 +195,7 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk>;
   try {
-    const reply = await send(input, true, timer);
+    const reply = await send(input, input.adapter.buildRequest(input.request, input.target, { stream: true }), timer);
     source = translate(decodeSse(reply.body), translator);
   } catch (error) {
     timer.dispose();

@@ -22,7 +22,7 @@ describe('response cache', () => {
   it('answers an identical request from the cache', async () => {
     const first = await chat({ messages: ask('cache me please') });
     const second = await chat({ messages: ask('cache me please') });
-    expect(first.cache).toBeNull();
+    expect(first.cache).toBe('miss');
     expect(second.cache).toBe('hit');
     expect(second.body.choices[0].message.content).toBe('Echo: cache me please');
   });
@@ -31,7 +31,7 @@ describe('response cache', () => {
     const first = await chat({ messages: ask('what is red'), prompt_cache_key: 'shared-prefix' });
     const second = await chat({ messages: ask('what is blue'), prompt_cache_key: 'shared-prefix' });
     expect(first.body.choices[0].message.content).toBe('Echo: what is red');
-    expect(second.cache).toBeNull();
+    expect(second.cache).toBe('miss');
     expect(second.body.choices[0].message.content).toBe('Echo: what is blue');
     const again = await chat({ messages: ask('what is blue'), prompt_cache_key: 'shared-prefix' });
     expect(again.cache).toBe('hit');
@@ -41,7 +41,7 @@ describe('response cache', () => {
   it('keeps answers cached under different prompt_cache_keys apart', async () => {
     await chat({ messages: ask('partitioned prompt'), prompt_cache_key: 'tenant-a' });
     const other = await chat({ messages: ask('partitioned prompt'), prompt_cache_key: 'tenant-b' });
-    expect(other.cache).toBeNull();
+    expect(other.cache).toBe('miss');
   });
 
   it('caches a streamed tool call and replays it whole', async () => {
@@ -51,7 +51,7 @@ describe('response cache', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
     };
     const calls: string[] = [];
-    for (const expected of [null, 'hit']) {
+    for (const expected of ['miss', 'hit']) {
       const res = await fetch(`${state.gw.url}/api/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },

@@ -2,7 +2,7 @@
  * A small scriptable upstream for development, tests and the bench. It speaks every wire format
  * the gateway sends (compat `/chat/completions`, vendor_b `/v1/messages`, vendor_c
  * `:generateContent` / `:streamGenerateContent?alt=sse`, vendor_d `/openai/deployments/…`),
- * checks each format's auth header, answers JSON or SSE, is scriptable per model (status,
+ * checks each format's auth header, answers JSON or SSE (and embeddings, see embeddings.ts), is scriptable per model (status,
  * delays, cut or stalled streams) and records every request it receives.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,6 +14,7 @@ import { generateFormat } from './format-generate.ts';
 import { messagesFormat } from './format-messages.ts';
 import { MOCK_STREAM_ERROR, sendBrokenStream, sendJsonAnswer } from './faults.ts';
 import { piecesOf, planAnswer } from './plan.ts';
+import { embeddingAnswer, embeddingInputs, matchEmbeddingRoute } from './embeddings.ts';
 
 export interface ReceivedRequest {
   path: string;
@@ -74,6 +75,21 @@ export async function startMockUpstream(options: { port?: number; host?: string 
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
+    const embedding = req.method === 'POST' ? matchEmbeddingRoute(url.pathname) : undefined;
+    if (embedding) {
+      record.format = embedding.format.name;
+      const authProblem = embedding.format.checkAuth(req.headers, url);
+      if (authProblem) return sendJson(res, 401, embedding.format.errorBody(401, authProblem));
+      const inputs = embeddingInputs(embedding, body);
+      record.model = inputs.model;
+      const behavior = behaviorFor(inputs.model);
+      if (behavior.delayMs) await sleep(behavior.delayMs);
+      if (res.destroyed) return;
+      if (behavior.status && behavior.status >= 400) {
+        return sendJson(res, behavior.status, behavior.errorBody ?? embedding.format.errorBody(behavior.status, `mock failure ${behavior.status}`));
+      }
+      return sendJson(res, 200, embeddingAnswer(embedding, inputs));
+    }
     let format: Format | undefined;
     let pathModel: string | null | undefined;
     for (const candidate of FORMATS) {
