@@ -28,6 +28,7 @@ COPY scripts/build.ts scripts/
 COPY tsconfig.json ./
 COPY schemas schemas/
 COPY src src/
+COPY console console/
 RUN npm run build \
  && npm prune --omit=dev \
  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
