@@ -17,6 +17,7 @@ const ALL_SCOPES = Object.keys(PLATFORM_SCOPES);
 const BODIES: Record<string, unknown> = {
   'POST /api/v1/chat/completions': { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   'POST /api/v1/responses': { model: 'gpt-4o-mini', input: 'hi' },
+  'POST /api/v1/embeddings': { model: 'gpt-4o-mini', input: 'hi' },
 };
 
 describe('OAuth scopes on every route', () => {
