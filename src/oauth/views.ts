@@ -15,6 +15,10 @@ const escape = (value: string) =>
 const sentence = (text: string, values: Record<string, string>) =>
   escape(text).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? `<strong>${escape(values[name]!)}</strong>` : whole));
 
+/** A form that is only one button posting `action` (cancel, deny, allow...); `target` is already escaped. */
+const actionButton = (target: string, action: string, label: string) =>
+  `<form method="post" action="${target}"><input type="hidden" name="action" value="${action}"><button type="submit">${escape(label)}</button></form>`;
+
 function page(language: Language, title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="${HTML_LANG[language]}">
@@ -58,7 +62,7 @@ ${error}<form method="post" action="${action}">
 <label for="password">${escape(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 ${codeInput}<button type="submit">${escape(t.signIn)}</button>
 </form>
-${mailCode}<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
+${mailCode}${actionButton(action, 'abort', t.cancel)}`,
   );
 }
 
@@ -76,7 +80,7 @@ ${error}<form method="post" action="${action}">
 <label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
 <button type="submit">${escape(t.verify)}</button>
 </form>
-<form method="post" action="${action}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.cancel)}</button></form>`,
+${actionButton(action, 'abort', t.cancel)}`,
   );
 }
 
@@ -91,8 +95,8 @@ export function consentPage(options: { language: Language; action: string; clien
 <ul>
 ${items || `<li>${escape(t.noPermission)}</li>`}
 </ul>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="consent"><button type="submit">${escape(t.allow)}</button></form>
-<form method="post" action="${escape(options.action)}"><input type="hidden" name="action" value="abort"><button type="submit">${escape(t.deny)}</button></form>`,
+${actionButton(escape(options.action), 'consent', t.allow)}
+${actionButton(escape(options.action), 'abort', t.deny)}`,
   );
 }
 
