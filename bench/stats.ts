@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { costOf } from '../src/logs/decimal.ts';
-import { createLogStore } from '../src/logs/index.ts';
-import type { LogRecord, LogStore } from '../src/logs/types.ts';
-import { costStats, modelStats, usageStats } from '../src/stats/query.ts';
-import type { StatsQuery } from '../src/stats/query.ts';
+import { costOf } from '../src/kernel/decimal.ts';
+import { createLogStore } from '../src/features/logs/log-store.ts';
+import type { LogRecord, LogStore } from '../src/features/logs/types.ts';
+import { costStats, modelStats, usageStats } from '../src/features/statistics/query.ts';
+import type { StatsQuery } from '../src/features/statistics/query.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 2_000;

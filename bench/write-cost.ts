@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseDocument } from 'yaml';
-import { createLogger } from '../src/logger.ts';
-import { appendItem } from '../src/management/yaml-edit.ts';
-import { startGateway } from '../src/start.ts';
+import { createLogger } from '../src/kernel/logger.ts';
+import { appendItem } from '../src/config/write/yaml-edit.ts';
+import { startGateway } from '../src/server.ts';
 
 const sizes = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [10, 100, 500, 1000];
 const MASTER = 'sk-bf-bench-master';

@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function buildGateway(root = ROOT): Promise<void> {
   await build({
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts', 'sqlite-worker': 'src/logs/sqlite-worker.ts' },
+    entryPoints: { main: 'src/main.ts', 'sqlite-worker': 'src/features/logs/sqlite-worker.ts' },
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     bundle: true,

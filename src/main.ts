@@ -1,19 +1,19 @@
 /**
  * Entry point: load gateway.yaml, serve it, reload on SIGHUP, drain on SIGTERM.
- * `server.workers` > 1 forks that many workers on one port (node:cluster).
+ * `server.workers` > 1 forks that many workers on one port (src/boot/workers.ts).
  */
 import cluster from 'node:cluster';
-import { startGateway } from './start.ts';
-import { createLogger } from './logger.ts';
-import { shutdownTracing } from './tracing.ts';
+import { forkWorkers } from './boot/workers.ts';
+import { createLogger } from './kernel/logger.ts';
+import { shutdownTracing } from './kernel/tracing.ts';
+import { startGateway } from './server.ts';
 
 const logger = createLogger();
 
 try {
-  const started = await startGateway({ logger, cluster });
-  if (started) {
-    const { gateway, server } = started;
-    process.on('SIGHUP', () => void gateway.reload());
+  if (!(await forkWorkers(cluster, process.env, logger))) {
+    const { gateway, server } = await startGateway({ logger });
+    process.on('SIGHUP', () => void gateway.config.reload());
     const stop = async () => {
       logger.info('shutting down');
       await server.close();

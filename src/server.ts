@@ -1,62 +1,53 @@
 /**
- * The HTTP shell (h3 v2): inference and management routes, the OpenAI-shaped error boundary,
- * 404 for unknown paths and 405 for a known path with the wrong method.
+ * The HTTP shell (h3 v2): mounts what the features installed (inference endpoints, management
+ * routes behind one door, raw mounts), renders every error in the OpenAI shape, answers 404 for
+ * unknown paths and 405 for a known path with the wrong method, and listens.
  */
+import cluster from 'node:cluster';
+import { resolve } from 'node:path';
 import { H3, type H3Event } from 'h3';
-import { bearerToken, resolveCredential } from './auth/credentials.ts';
-import type { Gateway } from './gateway.ts';
+import { serve, type Server } from 'srvx';
+import { authenticate } from './auth/authenticate.ts';
+import { requireScope, scopeOf } from './auth/route-scopes.ts';
+import type { PlatformScope } from './auth/scopes.ts';
+import { createGateway, type RunningGateway } from './boot/gateway.ts';
 import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from './http/json-depth.ts';
 import { readJsonBody } from './http/read-body.ts';
-import { errorResponse, forbidden, invalidBody, invalidPath, invalidApiKey, methodNotAllowed, missingApiKey, routeNotFound } from './pipeline/errors.ts';
-import type { Logger } from './pipeline/types.ts';
-import { chatBody, embeddingsBody, handleInference } from './routes/inference.ts';
-import { systemRoutes } from './routes/system.ts';
-import type { ApiContext, RouteDef } from './routes/types.ts';
-import { enforceIpAllowList, loadSettings } from './auth/account-policy.ts';
-import { requireScope, scopeOf } from './auth/route-scopes.ts';
 import { limitManagementCall } from './http/request-limit.ts';
-import type { PlatformScope } from './oauth/scopes.ts';
+import type { ApiContext, RouteDef } from './http/route.ts';
+import { errorResponse, forbidden, invalidBody, invalidPath, methodNotAllowed, routeNotFound } from './kernel/errors.ts';
+import type { Logger } from './kernel/logger.ts';
+import type { StateStore } from './store/types.ts';
 
-export interface ServerOptions {
-  /** Extra management routes (keys, admin resources, logs, statistics, settings...). */
-  routes?: RouteDef[];
-  /** Extra inference endpoints (e.g. the responses interface): POST handlers given the client IP. */
-  inference?: Array<{ path: string; handle(request: Request, ip: string): Promise<Response> }>;
-  /** Mount raw handlers (OAuth) before the fallbacks. */
-  mount?: (app: H3) => void;
-}
-
-const peerIp = (event: H3Event, gateway: Gateway) => requestIp(event.req, gateway.current.snapshot.config.server.trusted_proxies);
+const peerIp = (event: H3Event, gateway: RunningGateway) => requestIp(event.req, gateway.runtime.current().config.server.trusted_proxies);
 
 /** Compile an h3 path pattern to a regex, for the 405 check. */
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+').replace(/\*\*$/, '.*')}/?$`);
 
-export function createServerApp(gateway: Gateway, logger: Logger, options: ServerOptions = {}): H3 {
+export function createServerApp(gateway: RunningGateway, logger: Logger): H3 {
   const app = new H3({
     // Only errors h3 raises itself reach here (handlers run inside `safe`): a path with malformed
     // percent-encoding is refused before routing.
     onError: (error) => (error.status === 400 ? errorResponse(invalidPath()) : renderError(error, logger)),
   });
   const known: Array<{ pattern: RegExp; method: string }> = [];
-  const chat = { path: '/api/v1/chat/completions', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'chat', chatBody) };
+  const { features } = gateway;
 
-  const embeddings = { path: '/api/v1/embeddings', handle: (request: Request, ip: string) => handleInference(gateway, request, ip, 'embeddings', embeddingsBody) };
-
-  for (const route of [chat, embeddings, ...(options.inference ?? [])]) {
+  for (const route of features.flatMap((feature) => feature.inference ?? [])) {
     known.push({ pattern: patternOf(route.path), method: 'POST' });
     app.post(route.path, safe(logger, (event: H3Event) => route.handle(event.req, peerIp(event, gateway))));
   }
 
-  for (const route of [...systemRoutes, ...(options.routes ?? [])]) {
+  for (const route of features.flatMap((feature) => feature.routes ?? [])) {
     known.push({ pattern: patternOf(route.path), method: route.method });
     // Looked up once here: a route without a declared scope stops the start, not a request.
     const scope = route.access === 'public' ? null : scopeOf(route.method, route.path);
     app.on(route.method, route.path, safe(logger, (event: H3Event) => runRoute(gateway, route, scope, event)));
   }
 
-  options.mount?.(app);
+  for (const feature of features) feature.mount?.(app);
 
   app.all(
     '/**',
@@ -69,19 +60,14 @@ export function createServerApp(gateway: Gateway, logger: Logger, options: Serve
   );
   return app;
 
-  async function runRoute(gw: Gateway, route: RouteDef, scope: PlatformScope | null, event: H3Event): Promise<Response> {
+  async function runRoute(gw: RunningGateway, route: RouteDef, scope: PlatformScope | null, event: H3Event): Promise<Response> {
     const request = event.req;
     const runtime = gw.runtime;
-    const snapshot = gw.current.snapshot;
+    const snapshot = runtime.current();
     const ip = peerIp(event, gw);
     let principal: ApiContext['principal'] = { kind: 'master', accountId: 'anonymous', role: 'member' };
     if (route.access !== 'public') {
-      const token = bearerToken(request);
-      if (!token) throw missingApiKey();
-      const resolved = await resolveCredential(token, runtime, snapshot);
-      if (!resolved) throw invalidApiKey();
-      principal = resolved;
-      enforceIpAllowList(principal, await loadSettings(runtime, snapshot, principal), ip);
+      ({ principal } = await authenticate(request, runtime, snapshot, ip));
       if (route.access === 'admin' && principal.role !== 'admin') throw forbidden('This endpoint needs an admin account.', 'admin_required');
       if (scope) requireScope(principal, scope);
       await limitManagementCall(runtime, ip, principal);
@@ -115,3 +101,47 @@ function mayHaveBody(method: string, headers: Headers): boolean {
 }
 
 export { renderError };
+
+export interface StartOptions {
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  watch?: boolean;
+  /** The state store to use instead of the one the environment names (tests share one Redis). */
+  store?: StateStore;
+}
+
+export interface Started {
+  gateway: RunningGateway;
+  server: Server;
+  url: string;
+}
+
+/** Assembles the gateway (src/boot) and serves it on `PORT`/`HOST`, else the config's port and host. */
+export async function startGateway(options: StartOptions): Promise<Started> {
+  const env = options.env ?? process.env;
+  const { logger } = options;
+  const configFile = resolve(env.GATEWAY_CONFIG ?? 'gateway.yaml');
+  // GATEWAY_WATCH=false leaves reloads to SIGHUP (or the management API) only.
+  const watch = options.watch ?? env.GATEWAY_WATCH !== 'false';
+  const gateway = await createGateway({ configFile, env, logger, watch, store: options.store });
+  try {
+    const app = createServerApp(gateway, logger);
+    const { server: serverConfig } = gateway.runtime.current().config;
+    const server = serve({
+      fetch: app.fetch,
+      port: Number(env.PORT ?? serverConfig.port),
+      hostname: env.HOST ?? serverConfig.host,
+      silent: true,
+      gracefulShutdown: false,
+      // Cluster workers share the primary's listening socket: srvx binds exclusively unless told.
+      reusePort: cluster.isWorker,
+    });
+    await server.ready();
+    const url = server.url!.replace(/\/$/, '');
+    logger.info('gateway listening', { url, config: configFile, store: gateway.runtime.store.kind });
+    return { gateway, server, url };
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}

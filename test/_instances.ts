@@ -5,18 +5,16 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { serve } from 'srvx';
-import { installFeatures } from '../src/features.ts';
-import { createGateway, type Gateway } from '../src/gateway.ts';
-import { createLogger } from '../src/logger.ts';
-import { createServerApp } from '../src/server.ts';
+import type { RunningGateway } from '../src/boot/gateway.ts';
+import { createLogger } from '../src/kernel/logger.ts';
+import { startGateway } from '../src/server.ts';
 import { createMemoryStore, createRedisStore, createResilientStore } from '../src/store/index.ts';
 import { MASTER_KEY } from './_setup.ts';
 
 export const TEST_REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface Instance {
-  gateway: Gateway;
+  gateway: RunningGateway;
   url: string;
   dir: string;
   close(): Promise<void>;
@@ -32,14 +30,11 @@ export async function startRedisInstance(fixture: string, redisUrl: string, pref
   await cp(resolve('test/fixtures', fixture), configFile);
   const logger = createLogger('silent');
   const store = createResilientStore(await createRedisStore(redisUrl, { prefix, connectTimeoutMs: 500, commandTimeoutMs: 300 }), createMemoryStore());
-  const fullEnv = { GATEWAY_MASTER_KEY: MASTER_KEY, GATEWAY_DATA_DIR: join(dir, 'data'), PORT: '0', ...env };
-  const gateway = await createGateway({ configFile, env: fullEnv, logger, watch: true, store });
-  const app = createServerApp(gateway, logger, await installFeatures(gateway, logger));
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', silent: true, gracefulShutdown: false });
-  await server.ready();
+  const fullEnv = { GATEWAY_CONFIG: configFile, GATEWAY_MASTER_KEY: MASTER_KEY, GATEWAY_DATA_DIR: join(dir, 'data'), PORT: '0', HOST: '127.0.0.1', ...env };
+  const { gateway, server, url } = await startGateway({ env: fullEnv, logger, watch: true, store });
   return {
     gateway,
-    url: server.url!.replace(/\/$/, ''),
+    url,
     dir,
     async close() {
       await server.close(true);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/kernel/logger.ts';
 import type { Logger } from '../src/pipeline/types.ts';
-import { startGateway, type Started } from '../src/start.ts';
+import { startGateway, type Started } from '../src/server.ts';
 import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
 
 export const DEMO_KEY = 'sk-bf-test-user-0000000000000000000000000000';

@@ -3,25 +3,33 @@
  * settings service when present, else the gateway defaults) and its IP allow-list.
  */
 import type { AccountSettings } from '../config/types.ts';
-import { ipNotAllowed } from '../pipeline/errors.ts';
+import { ipNotAllowed } from '../kernel/errors.ts';
 import type { Principal } from '../pipeline/principal.ts';
-import type { Runtime, Snapshot } from '../runtime.ts';
-import { ipAllowed } from './ip-match.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import { ipAllowed } from '../kernel/ip-match.ts';
 
 /** Per-account settings storage (see the settings service). */
 export interface SettingsReader {
   get(accountId: string, defaults: AccountSettings): Promise<AccountSettings>;
 }
 
+declare module '../pipeline/services.ts' {
+  interface Services {
+    /** The accounts' own settings (the settings feature); without it every account has the defaults. */
+    settings?: SettingsReader;
+  }
+}
+
 export function loadSettings(runtime: Runtime, snapshot: Snapshot, principal: Principal): Promise<AccountSettings> | AccountSettings {
-  const reader = runtime.services.settings as SettingsReader | undefined;
+  const reader = runtime.services.settings;
   return reader ? reader.get(principal.accountId, snapshot.config.settings) : snapshot.config.settings;
 }
 
 /** The time zone of an account (its settings, else the gateway's default): its days and quota periods. */
 export async function accountTimeZone(runtime: Runtime, accountId: string): Promise<string> {
-  const reader = runtime.services.settings as SettingsReader | undefined;
-  const defaults = runtime.snapshot.config.settings;
+  const reader = runtime.services.settings;
+  const defaults = runtime.current().config.settings;
   return reader ? (await reader.get(accountId, defaults)).account.timezone : defaults.account.timezone;
 }
 

@@ -5,12 +5,20 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { hashApiKey } from '../config/keys.ts';
 import type { Principal } from '../pipeline/principal.ts';
-import type { Runtime, Snapshot } from '../runtime.ts';
-import { isRevoked } from './revocations.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import { isRevoked } from '../config/write/revocations.ts';
 
 /** Resolves OAuth access tokens in-process (registered by the OAuth module when enabled). */
 export interface TokenVerifier {
   verify(token: string, snapshot: Snapshot): Promise<Principal | null>;
+}
+
+declare module '../pipeline/services.ts' {
+  interface Services {
+    /** OAuth access tokens (the OAuth feature); without it only keys and the master key pass. */
+    tokens?: TokenVerifier;
+  }
 }
 
 export function bearerToken(request: Request): string | null {
@@ -39,7 +47,7 @@ export async function resolveCredential(token: string, runtime: Runtime, snapsho
   const keyHash = hashApiKey(token);
   const key = snapshot.keysByHash.get(keyHash);
   if (key) {
-    if (key.status !== 'active' || isRevoked(runtime, keyHash)) return null;
+    if (key.status !== 'active' || isRevoked(runtime.store, keyHash)) return null;
     const account = snapshot.accounts.get(key.account);
     if (key.account !== 'admin' && !account) return null;
     return {
@@ -51,6 +59,6 @@ export async function resolveCredential(token: string, runtime: Runtime, snapsho
       groupId: account?.group,
     };
   }
-  const verifier = runtime.services.tokens as TokenVerifier | undefined;
+  const verifier = runtime.services.tokens;
   return verifier ? verifier.verify(token, snapshot) : null;
 }

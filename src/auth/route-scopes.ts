@@ -8,9 +8,9 @@
  * models needs `write:api` too (a read-only token never spends). Admin paths reuse the scope of
  * what they manage (configuration and logs: api, accounts: user), on top of the admin role.
  */
-import { insufficientScope } from '../pipeline/errors.ts';
+import { insufficientScope } from '../kernel/errors.ts';
 import type { Principal } from '../pipeline/principal.ts';
-import type { PlatformScope } from '../oauth/scopes.ts';
+import type { PlatformScope } from './scopes.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 

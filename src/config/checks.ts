@@ -2,7 +2,7 @@
  * Cross-reference checks the schema cannot express: dangling references, duplicate ids, and the
  * shape of the pipeline. Run on schema-valid, defaulted data.
  */
-import { checkSettingsCurrency } from '../logs/currency.ts';
+import { checkSettingsCurrency } from './currency.ts';
 import type { PathProblem } from './problems.ts';
 import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';

@@ -61,6 +61,18 @@ describe('npm run validate', () => {
   }, 30_000);
 });
 
+describe('npm run validate: step order', () => {
+  it('refuses a step listed before one it must run after, at its place in the file', async () => {
+    const file = path.join(dir, 'order.yaml');
+    await writeFile(file, 'pipeline: [log, auth, rate-limit, route, upstream]\n');
+    const r = await cli('src/cli/validate.ts', [file]);
+    expect(r.code).toBe(1);
+    expect(ours(r.stderr)).toEqual([
+      `${file}:1:23 pipeline[2] "rate-limit" must run after "route" (listed at pipeline[3]): provider quotas need the routed provider (checked in the same atomic call as the rates)`,
+    ]);
+  }, 30_000);
+});
+
 describe('npm run hash-key / hash-password', () => {
   it('prints the sha256 key hash, from an argument', async () => {
     const r = await cli('src/cli/hash-key.ts', ['sk-bf-demo-0000000000000000000000000000']);

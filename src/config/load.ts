@@ -128,6 +128,14 @@ export function loadConfigData(raw: unknown, env: Env, secrets: Secrets): Gatewa
   return checked.ok ? checked.config : null;
 }
 
+/** Gives problems found after a load their positions in the file (read again: a refusal is rare). */
+export async function locateInFile(file: string, problems: readonly PathProblem[]): Promise<ConfigProblem[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: true, merge: true });
+  return locateProblems(problems, doc, lines, file);
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -3,7 +3,7 @@
  * padding), as stored in `accounts[].password_hash`.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { createHashGate } from '../auth/hash-gate.ts';
+import { createHashGate } from '../kernel/hash-gate.ts';
 
 const LN = 17;
 const R = 8;

@@ -27,6 +27,17 @@ export interface PathProblem {
 }
 
 /**
+ * A refusal about places in gateway.yaml found after the load (the pipeline's step order, say):
+ * the config holder gives each problem its file:line:col.
+ */
+export class ConfigPathError extends Error {
+  constructor(readonly problems: PathProblem[]) {
+    super(problems.map((p) => p.message).join('; '));
+    this.name = 'ConfigPathError';
+  }
+}
+
+/**
  * Renders a problem as one line: `gateway.yaml:14:11 providers[0].type must be one of ...`.
  * The file is shown relative to the working directory when it lies below it.
  */

@@ -2,7 +2,7 @@
  * The client's address: the socket peer, or, when the peer is a configured trusted proxy, the
  * nearest untrusted address in X-Forwarded-For (walking from the right, as proxies append).
  */
-import { createIpMatcher, normalizeIp } from '../auth/ip-match.ts';
+import { createIpMatcher, normalizeIp } from '../kernel/ip-match.ts';
 
 const matchers = new WeakMap<string[], (ip: string) => boolean>();
 

@@ -2,8 +2,8 @@
  * The error boundary: every route handler runs inside `safe`, so any throw becomes an
  * OpenAI-shaped error answer; unexpected errors are logged and their message hidden.
  */
-import { errorResponse, GatewayError, toGatewayError } from '../pipeline/errors.ts';
-import type { Logger } from '../pipeline/types.ts';
+import { errorResponse, GatewayError, toGatewayError } from '../kernel/errors.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 export function renderError(thrown: unknown, logger: Logger): Response {
   const error = toGatewayError(thrown);

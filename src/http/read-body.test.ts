@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../pipeline/errors.ts';
+import { GatewayError } from '../kernel/errors.ts';
 import { readJson } from './read-body.ts';
 
 /** A Request as srvx hands it over: web headers over the Node request (`runtime.node.req`). */

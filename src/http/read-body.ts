@@ -3,7 +3,7 @@
  * body is buffered), and a clear 400 for malformed JSON.
  */
 import type { IncomingMessage } from 'node:http';
-import { bodyTooLarge, invalidJson, unsupportedMediaType } from '../pipeline/errors.ts';
+import { bodyTooLarge, invalidJson, unsupportedMediaType } from '../kernel/errors.ts';
 
 export async function readJsonBody(request: Request, limit: number, options: { requireJsonType?: boolean } = {}): Promise<unknown> {
   return (await readJson(request, limit, options)).value;

@@ -5,15 +5,15 @@
  * shared by every instance on Redis). The master key is not limited, as on inference.
  */
 import type { Principal } from '../pipeline/principal.ts';
-import { rateLimited } from '../pipeline/errors.ts';
-import type { Runtime } from '../runtime.ts';
+import { rateLimited } from '../kernel/errors.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
 import type { RateRule } from '../store/types.ts';
 
 const WINDOW_MS = 60_000;
 
 /** Seconds to wait when refused, or null when admitted. */
 export async function refusedFor(runtime: Runtime, ip: string, principal: Principal | null): Promise<{ retryAfterS: number; limit: number } | null> {
-  const limit = runtime.snapshot.config.management.rate_limit;
+  const limit = runtime.current().config.management.rate_limit;
   if (limit <= 0 || principal?.kind === 'master') return null;
   const rules: RateRule[] = [{ key: `gw:rl:manage:address:${ip}`, limit, windowMs: WINDOW_MS }];
   if (principal) rules.push({ key: `gw:rl:manage:account:${principal.accountId}`, limit, windowMs: WINDOW_MS });

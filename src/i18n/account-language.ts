@@ -1,13 +1,12 @@
 /**
  * The language an account reads: its `language` setting (its own, else the gateway's default).
  */
-import type { SettingsReader } from '../auth/account-policy.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
 import { languageOf, type Language } from './language.ts';
 
 export async function accountLanguage(runtime: Runtime, accountId: string): Promise<Language> {
-  const reader = runtime.services.settings as SettingsReader | undefined;
-  const defaults = runtime.snapshot.config.settings;
+  const reader = runtime.services.settings;
+  const defaults = runtime.current().config.settings;
   const settings = reader ? await reader.get(accountId, defaults) : defaults;
   return languageOf(settings.account.language);
 }

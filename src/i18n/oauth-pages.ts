@@ -2,7 +2,7 @@
  * The texts of the OAuth pages (sign-in, consent, errors) in each supported language. Plain
  * text only: the views escape every string and put `{client}` / `{account}` in bold.
  */
-import { PLATFORM_SCOPES } from '../oauth/scopes.ts';
+import { PLATFORM_SCOPES } from '../auth/scopes.ts';
 import type { Language } from './language.ts';
 
 export interface OAuthPageTexts {

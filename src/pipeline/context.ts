@@ -5,12 +5,14 @@
 import type { AccountSettings } from '../config/types.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
-import type { Runtime, Snapshot } from '../runtime.ts';
+import type { Runtime } from './runtime.ts';
+import type { Snapshot } from '../config/snapshot.ts';
 import { createOutcome, type Outcome } from './outcome.ts';
 import type { Principal } from './principal.ts';
 import type { ClientSignal } from '../http/client-signal.ts';
-import { createRequestId } from '../logs/id.ts';
-import type { RequestTrace } from '../tracing.ts';
+import { createRequestId } from '../kernel/request-id.ts';
+import type { RequestTrace } from '../kernel/tracing.ts';
+import { chatRenderer, type Renderer } from './render.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
 export type Endpoint = 'chat' | 'responses' | 'embeddings';
@@ -39,8 +41,8 @@ export interface GatewayContext {
   readonly rawBody: unknown;
   /** Its JSON text as received, when the route read one (the call log stores it as is). */
   readonly rawBodyText?: string;
-  /** Models the client asked for, primary first (`model` then `fallbacks`). */
-  requestedModels: string[];
+  /** Models the client asked for, primary first (`model` then `fallbacks`): derived from `body`. */
+  readonly requestedModels: string[];
   principal?: Principal;
   /** The caller's account settings (defaults until auth resolves the account). */
   settings: AccountSettings;
@@ -55,8 +57,10 @@ export interface GatewayContext {
   readonly taps: StreamTap[];
   /** Aborted when the client disconnects. */
   readonly signal: ClientSignal;
-  /** The request's trace while OpenTelemetry is on (src/tracing.ts), else null. */
+  /** The request's trace while OpenTelemetry is on (src/kernel/tracing.ts), else null. */
   trace?: RequestTrace | null;
+  /** Writes the answer in the shape of the interface the request came in through. */
+  readonly renderer: Renderer;
 }
 
 export interface ContextInit {
@@ -71,12 +75,13 @@ export interface ContextInit {
   signal: ClientSignal;
   id?: string;
   now?: number;
+  /** The interface's renderer; chat completions' by default (embeddings answers are not rendered). */
+  renderer?: Renderer;
 }
 
 export function createContext(init: ContextInit): GatewayContext {
   const startedAt = init.now ?? Date.now();
   const id = init.id ?? createRequestId(startedAt);
-  const fallbacks = Array.isArray(init.body.fallbacks) ? (init.body.fallbacks as string[]) : [];
   const responseHeaders = new ResponseHeaders([['x-request-id', id]]);
   return {
     id,
@@ -89,7 +94,9 @@ export function createContext(init: ContextInit): GatewayContext {
     body: init.body,
     rawBody: init.rawBody,
     rawBodyText: init.rawBodyText,
-    requestedModels: init.body.model ? [init.body.model, ...fallbacks] : [...fallbacks],
+    get requestedModels() {
+      return requestedModels(this.body);
+    },
     settings: init.snapshot.config.settings,
     targets: [],
     locals: new Map(),
@@ -98,7 +105,14 @@ export function createContext(init: ContextInit): GatewayContext {
     taps: [],
     signal: init.signal,
     trace: null,
+    renderer: init.renderer ?? chatRenderer,
   };
+}
+
+/** `model` then `fallbacks`, as the body says now (a default model applied included). */
+export function requestedModels(body: ChatRequest): string[] {
+  const fallbacks = Array.isArray(body.fallbacks) ? (body.fallbacks as string[]) : [];
+  return body.model ? [body.model, ...fallbacks] : [...fallbacks];
 }
 
 /**

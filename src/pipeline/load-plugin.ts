@@ -1,5 +1,6 @@
 /**
- * Resolve a pipeline entry to a plugin definition: a built-in by name, or a custom module
+ * Resolve a pipeline entry to a plugin definition: a built-in by name (from the table the caller
+ * passes), or a custom module
  * (path relative to gateway.yaml, or a package name) exporting a definition as `default`
  * or `plugin`. Options are validated against the plugin's own schema, defaults applied.
  */
@@ -7,7 +8,6 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { PipelineEntry } from '../config/types.ts';
-import { builtinPlugins } from './registry.ts';
 import type { PluginDefinition } from './types.ts';
 
 const ajv = new Ajv2020.default({ allErrors: true, useDefaults: true, strict: false });
@@ -24,7 +24,10 @@ function isDefinition(value: unknown): value is PluginDefinition {
   return !!def && typeof def.name === 'string' && typeof def.setup === 'function' && typeof def.schema === 'object';
 }
 
-export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string): Promise<PluginDefinition> {
+/** The built-in steps by name: handed in by the caller (boot), never imported here. */
+export type BuiltinPlugins = ReadonlyMap<string, PluginDefinition<any>>;
+
+export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string, builtinPlugins: BuiltinPlugins): Promise<PluginDefinition> {
   if (!entry.module) {
     const builtin = builtinPlugins.get(entry.name);
     if (!builtin) throw new PluginLoadError(entry, `unknown built-in plugin; built-ins are ${[...builtinPlugins.keys()].join(', ')}`);

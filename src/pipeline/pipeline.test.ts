@@ -1,25 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildPipeline } from './pipeline.ts';
-import { forbidden } from './errors.ts';
+import { forbidden } from '../kernel/errors.ts';
 import { createTestContext, testRuntime } from './test-context.ts';
 import { definePlugin, type PluginDefinition } from './types.ts';
 import type { Outcome } from './outcome.ts';
 
 const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
 
-/** Build a pipeline from inline definitions by swapping in a loader that returns them. */
+/** Build a pipeline from inline definitions, handed in as the built-ins. */
 async function pipelineOf(defs: PluginDefinition<any>[]) {
   const runtime = testRuntime();
-  const modules = new Map(defs.map((def) => [def.name, def]));
-  vi.doMock('./load-plugin.ts', async (original) => ({
-    ...(await original<typeof import('./load-plugin.ts')>()),
-    loadPluginDefinition: async (entry: { name: string }) => modules.get(entry.name)!,
-  }));
-  vi.resetModules();
-  const { buildPipeline: build } = await import('./pipeline.ts');
+  const builtins = new Map(defs.map((def) => [def.name, def]));
   const entries = defs.map((def) => ({ name: def.name, enabled: true, options: {} }));
-  const pipeline = await build(entries, { runtime, logger, now: Date.now }, '/virtual/gateway.yaml');
-  vi.doUnmock('./load-plugin.ts');
+  const pipeline = await buildPipeline(entries, { runtime, logger, now: Date.now }, '/virtual/gateway.yaml', builtins);
   return { pipeline, runtime };
 }
 
@@ -148,5 +141,5 @@ describe('buildPipeline / run', () => {
 });
 
 it('buildPipeline refuses an unknown built-in', async () => {
-  await expect(buildPipeline([{ name: 'nope', enabled: true, options: {} }], { runtime: testRuntime(), logger, now: Date.now }, '/x/gateway.yaml')).rejects.toThrow(/unknown built-in plugin/);
+  await expect(buildPipeline([{ name: 'nope', enabled: true, options: {} }], { runtime: testRuntime(), logger, now: Date.now }, '/x/gateway.yaml', new Map())).rejects.toThrow(/unknown built-in plugin/);
 });

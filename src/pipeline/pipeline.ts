@@ -7,11 +7,13 @@ import { dirname } from 'node:path';
 import type { PipelineEntry } from '../config/types.ts';
 import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
-import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from './errors.ts';
-import { loadPluginDefinition, validateOptions } from './load-plugin.ts';
+import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from '../kernel/errors.ts';
+import { loadPluginDefinition, validateOptions, type BuiltinPlugins } from './load-plugin.ts';
 import { kOnBodyEnd, type ReportsEnd } from './render.ts';
-import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
-import { tracing } from '../tracing.ts';
+import type { Next, PluginDefinition, PluginDeps, PluginInstance, Step } from './types.ts';
+import { orderProblems } from './order.ts';
+import { ConfigPathError } from '../config/problems.ts';
+import { tracing } from '../kernel/tracing.ts';
 
 export interface Pipeline {
   run(ctx: GatewayContext): Promise<Response>;
@@ -26,12 +28,17 @@ interface Loaded {
   instance: PluginInstance;
 }
 
-export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, configFile: string): Promise<Pipeline> {
+export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, configFile: string, builtins: BuiltinPlugins): Promise<Pipeline> {
+  const definitions = new Map<number, PluginDefinition>();
+  for (const [index, entry] of entries.entries()) {
+    if (entry.enabled) definitions.set(index, await loadPluginDefinition(entry, dirname(configFile), builtins));
+  }
+  const misplaced = orderProblems(entries, (_entry, index) => definitions.get(index));
+  if (misplaced.length) throw new ConfigPathError(misplaced);
   const loaded: Loaded[] = [];
   try {
-    for (const entry of entries) {
-      if (!entry.enabled) continue;
-      const def = await loadPluginDefinition(entry, dirname(configFile));
+    for (const [index, def] of definitions) {
+      const entry = entries[index]!;
       const options = validateOptions(entry, def);
       loaded.push({ name: entry.name || def.name, failure: def.failure, instance: await def.setup(options, deps) });
     }

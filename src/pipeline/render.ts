@@ -1,12 +1,13 @@
 /**
  * Turn the upstream step's result into the client's HTTP answer for each inference interface.
- * The responses interface registers its own renderer; chat completions is the default.
+ * The route that creates a request's context gives it its renderer (`ctx.renderer`); chat
+ * completions is the default.
  */
 import type { Writable } from 'node:stream';
 import { FastResponse } from 'srvx';
 import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
-import type { Endpoint, GatewayContext } from './context.ts';
-import { GatewayError, toGatewayError } from './errors.ts';
+import type { GatewayContext } from './context.ts';
+import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
 
 export interface Renderer {
   json(ctx: GatewayContext, completion: ChatCompletion): Response;
@@ -179,17 +180,5 @@ export const chatRenderer: Renderer = {
   },
 };
 
-export const streamCutError = () =>
-  new GatewayError(502, 'upstream_error', 'The upstream ended the stream before finishing the answer.', {
-    code: 'stream_interrupted',
-  });
+export const streamCutError = () => streamInterrupted();
 
-const renderers = new Map<Endpoint, Renderer>([['chat', chatRenderer]]);
-
-export function registerRenderer(endpoint: Endpoint, renderer: Renderer) {
-  renderers.set(endpoint, renderer);
-}
-
-export function rendererFor(endpoint: Endpoint): Renderer {
-  return renderers.get(endpoint) ?? chatRenderer;
-}

@@ -1,9 +1,9 @@
 /**
  * Test helper: a context over a hand-built snapshot, for unit tests of plugins and the runner.
  */
-import { buildSnapshot } from '../snapshot.ts';
+import { buildSnapshot } from '../config/snapshot.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from './runtime.ts';
 import { createMemoryStore } from '../store/memory.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
@@ -16,17 +16,18 @@ export function testConfig(yaml = 'providers: []\n'): GatewayConfig {
 }
 
 export function testRuntime(config = testConfig()): Runtime {
+  const snapshot = buildSnapshot(config, '/virtual/gateway.yaml', 1);
   return {
-    snapshot: buildSnapshot(config, '/virtual/gateway.yaml', 1),
+    current: () => snapshot,
     store: createMemoryStore(),
     transport: { send: async () => { throw new Error('no network in unit tests'); }, close: async () => {} },
     adapters: { get: () => { throw new Error('no adapters in unit tests'); } },
     version: '0.0.0-test',
     startedAt: Date.now(),
-    lastReload: null,
+    lastReload: () => null,
     dataDir: '/tmp',
     baseUrl: 'http://localhost',
-    services: {},
+    services: { healthProbes: [] },
   };
 }
 
@@ -36,7 +37,7 @@ export function createTestContext(body: Partial<ChatRequest> = {}, runtime = tes
     request: new Request('http://localhost/api/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer k' } }),
     endpoint: 'chat',
     runtime,
-    snapshot: runtime.snapshot,
+    snapshot: runtime.current(),
     ip: '127.0.0.1',
     body: chat,
     rawBody: { ...chat },

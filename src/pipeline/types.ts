@@ -4,7 +4,8 @@
  */
 import type { GatewayContext } from './context.ts';
 import type { Outcome } from './outcome.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from './runtime.ts';
+import type { Logger } from '../kernel/logger.ts';
 
 export type Next = () => Promise<Response>;
 export type Step = (ctx: GatewayContext, next: Next) => Promise<Response>;
@@ -16,11 +17,8 @@ export interface PluginDeps {
   now(): number;
 }
 
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+/** The structured logger plugins get (src/kernel/logger.ts). */
+export type { Logger } from '../kernel/logger.ts';
 
 export interface PluginDefinition<Config = Record<string, unknown>> {
   /** kebab-case; equals the file name and the `pipeline:` entry name. */
@@ -29,6 +27,12 @@ export interface PluginDefinition<Config = Record<string, unknown>> {
   schema: object;
   /** On an unexpected throw: `closed` rejects the request, `open` skips the step and logs. */
   failure: 'closed' | 'open';
+  /**
+   * Steps this one must run after when both are in the pipeline, each with the reason (shown
+   * when a `pipeline:` breaks the rule, which refuses the config).
+   * @example after: { route: 'provider quotas need the routed provider' }
+   */
+  after?: Readonly<Record<string, string>>;
   setup(options: Config, deps: PluginDeps): PluginInstance | Promise<PluginInstance>;
 }
 

@@ -4,13 +4,11 @@
  * its `default_model` and `stream_by_default`, and enforces its IP allow-list and, for OAuth
  * tokens, the endpoint's scope (src/auth/route-scopes.ts).
  */
-import { bearerToken, resolveCredential } from '../auth/credentials.ts';
-import { enforceIpAllowList, loadSettings } from '../auth/account-policy.ts';
-import { invalidApiKey, missingApiKey } from '../pipeline/errors.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import { definePlugin } from '../pipeline/types.ts';
-import type { Endpoint } from '../pipeline/context.ts';
+import type { Endpoint, GatewayContext } from '../pipeline/context.ts';
 import { requireScope, scopeOf } from '../auth/route-scopes.ts';
-import type { PlatformScope } from '../oauth/scopes.ts';
+import type { PlatformScope } from '../auth/scopes.ts';
 import schema from '../../schemas/plugins/auth.schema.json' with { type: 'json' };
 
 /** The OAuth scope of each inference endpoint, from the route table. */
@@ -20,6 +18,19 @@ const endpointScopes: Record<Endpoint, PlatformScope> = {
   embeddings: scopeOf('POST', '/api/v1/embeddings'),
 };
 
+/**
+ * The account's defaults for what the body leaves out: model, stream and temperature. Applied here,
+ * once, as soon as the settings are known, so every later step (permission, route) sees the
+ * model the call will use.
+ */
+function applyAccountDefaults(ctx: GatewayContext) {
+  const { api } = ctx.settings;
+  const raw = ctx.rawBody as Record<string, unknown>;
+  if (!ctx.body.model && api.default_model) ctx.body.model = api.default_model;
+  if (raw.stream === undefined && api.stream_by_default) ctx.body.stream = true;
+  if (raw.temperature === undefined) ctx.body.temperature = api.default_temperature;
+}
+
 export default definePlugin({
   name: 'auth',
   schema,
@@ -27,21 +38,12 @@ export default definePlugin({
   setup(_options, { runtime }) {
     return {
       async handle(ctx, next) {
-        const token = bearerToken(ctx.request);
-        if (!token) throw missingApiKey();
-        const principal = await resolveCredential(token, runtime, ctx.snapshot);
-        if (!principal) throw invalidApiKey();
-        ctx.principal = principal;
-        requireScope(principal, endpointScopes[ctx.endpoint]);
-        ctx.settings = await loadSettings(runtime, ctx.snapshot, principal);
-        enforceIpAllowList(principal, ctx.settings, ctx.ip);
-        const raw = ctx.rawBody as Record<string, unknown>;
-        if (!ctx.body.model && ctx.settings.api.default_model) {
-          ctx.body.model = ctx.settings.api.default_model;
-          ctx.requestedModels.unshift(ctx.body.model);
-        }
-        if (raw.stream === undefined && ctx.settings.api.stream_by_default) ctx.body.stream = true;
-        if (raw.temperature === undefined) ctx.body.temperature = ctx.settings.api.default_temperature;
+        const { settings } = await authenticate(ctx.request, runtime, ctx.snapshot, ctx.ip, (principal) => {
+          ctx.principal = principal;
+          requireScope(principal, endpointScopes[ctx.endpoint]);
+        });
+        ctx.settings = settings;
+        applyAccountDefaults(ctx);
         return next();
       },
     };

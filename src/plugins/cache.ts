@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../pipeline/context.ts';
-import { answerFromCache, storableCompletion } from '../cache/answer.ts';
+import { answerFromCache, storableCompletion } from './cache-answer.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { ChatCompletion } from '../providers/openai-types.ts';
 import schema from '../../schemas/plugins/cache.schema.json' with { type: 'json' };
@@ -33,6 +33,7 @@ export default definePlugin<CacheOptions>({
   name: 'cache',
   schema,
   failure: 'open',
+  after: { auth: 'answers are cached per account' },
   setup(options, { runtime }) {
     const ttlMs = options.ttl_seconds * 1000;
     return {

@@ -9,10 +9,10 @@
  * Pools belong to the runtime, not to one pipeline, so in-flight requests keep their slots
  * across config reloads.
  */
-import { GatewayError, serviceUnavailable } from '../pipeline/errors.ts';
+import { clientClosed, serviceUnavailable } from '../kernel/errors.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import { definePlugin } from '../pipeline/types.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
 import { PoolTimeoutError, PriorityPool } from './concurrency-pool.ts';
 import schema from '../../schemas/plugins/concurrency.schema.json' with { type: 'json' };
 
@@ -55,6 +55,7 @@ export default definePlugin<ConcurrencyOptions>({
   name: 'concurrency',
   schema,
   failure: 'closed',
+  after: { auth: "the caller's group decides its queue priority and dedicated slots" },
   setup(options, { runtime }) {
     const pools = poolsOf(runtime);
     return {
@@ -69,7 +70,7 @@ export default definePlugin<ConcurrencyOptions>({
           if (error instanceof PoolTimeoutError) {
             throw serviceUnavailable(`The gateway is at its concurrency limit; no slot freed within ${timeout} ms. Retry later.`, 'queue_timeout');
           }
-          throw new GatewayError(499, 'invalid_request_error', 'The request was aborted while queued.', { code: 'client_closed' });
+          throw clientClosed('The request was aborted while queued.');
         }
         ctx.locals.set(LOCAL, release);
         return next();

@@ -4,12 +4,34 @@
  * written in batches off the request path). Every exchange, authenticated or not, feeds the
  * metrics service when there is one.
  */
-import type { MetricsService } from '../metrics/service.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
-import { buildLogRecord, type LogSink } from '../pipeline/log-record.ts';
+import { buildLogRecord, type CallRecord, type LogSink } from './log-record.ts';
 import schema from '../../schemas/plugins/log.schema.json' with { type: 'json' };
+
+/** One finished exchange, as the log step reports it to the metrics. */
+export interface CallSample {
+  /** Model as served, else as requested ('' when none). */
+  model: string;
+  outcome: Outcome;
+  /** The ledger view of the call when it was attributed to a key (tokens, cost). */
+  record?: CallRecord;
+}
+
+/** Counts every finished exchange (the metrics feature). */
+export interface CallObserver {
+  observe(sample: CallSample): void;
+}
+
+declare module '../pipeline/services.ts' {
+  interface Services {
+    /** Where call records go (the call-log feature); without it nothing is logged. */
+    logs?: LogSink;
+    /** Counts every exchange, authenticated or not (the metrics feature). */
+    metrics?: CallObserver;
+  }
+}
 
 export default definePlugin({
   name: 'log',
@@ -20,7 +42,7 @@ export default definePlugin({
       async onComplete(ctx, outcome) {
         const principal = ctx.principal;
         const record = principal ? buildLogRecord(ctx, outcome) : undefined;
-        const metrics = runtime.services.metrics as MetricsService | undefined;
+        const metrics = runtime.services.metrics;
         try {
           metrics?.observe({ model: metricModel(ctx, outcome), outcome, record });
         } catch (error) {
@@ -28,7 +50,7 @@ export default definePlugin({
         }
         if (!principal || !record) return; // never authenticated: nothing to attribute
         // Queue first: the ledger row must not wait on (or be lost with) the counters below.
-        const sink = runtime.services.logs as LogSink | undefined;
+        const sink = runtime.services.logs;
         sink?.enqueue(record);
         const tokens = record.request_tokens + record.response_tokens;
         if (principal.key) {

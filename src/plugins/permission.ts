@@ -4,7 +4,7 @@
  * is 403 `model_not_permitted`. Empty lists allow every model.
  */
 import { modelAllowed } from '../auth/model-patterns.ts';
-import { modelNotPermitted } from '../pipeline/errors.ts';
+import { modelNotPermitted } from '../kernel/errors.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import schema from '../../schemas/plugins/permission.schema.json' with { type: 'json' };
 
@@ -12,6 +12,7 @@ export default definePlugin({
   name: 'permission',
   schema,
   failure: 'closed',
+  after: { auth: 'it checks the models against the caller the auth step resolved' },
   setup() {
     return {
       async handle(ctx, next) {

@@ -14,7 +14,7 @@ function received(body: Record<string, unknown>) {
   const base = createTestContext();
   const runtime = testRuntime();
   return createContext({
-    request: base.request, endpoint: 'chat', runtime, snapshot: runtime.snapshot, ip: '127.0.0.1',
+    request: base.request, endpoint: 'chat', runtime, snapshot: runtime.current(), ip: '127.0.0.1',
     body: body as never, rawBody: body, rawBodyText: JSON.stringify(body), signal: base.signal,
   });
 }
@@ -67,11 +67,11 @@ keys:
     ...ctx.outcome, status: 200, usage: { prompt_tokens: total - 1, completion_tokens: 1, total_tokens: total },
     served: { model: 'm', provider: 'metered', upstreamModel: 'm' },
   });
-  const provider = runtime.snapshot.providers.get('metered')!;
+  const provider = runtime.current().providers.get('metered')!;
   const principals: Record<string, Principal> = {
     master: { kind: 'master', accountId: 'admin', role: 'admin' },
     oauth: { kind: 'oauth', accountId: 'alice', role: 'member', groupId: 'team', scopes: new Set() },
-    key: { kind: 'key', accountId: 'alice', role: 'member', groupId: 'team', key: runtime.snapshot.keysById.get('budgeted')! },
+    key: { kind: 'key', accountId: 'alice', role: 'member', groupId: 'team', key: runtime.current().keysById.get('budgeted')! },
   };
 
   async function call(who: keyof typeof principals, total: number) {

@@ -10,7 +10,7 @@
  *
  * Runs after `route` (the provider quota needs the target); before it, only group and key quotas apply.
  */
-import { insufficientQuota, rateLimited } from '../pipeline/errors.ts';
+import { insufficientQuota, rateLimited } from '../kernel/errors.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import { answeredFromCache, type Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
@@ -139,6 +139,7 @@ export default definePlugin<RateLimitOptions>({
   name: 'rate-limit',
   schema,
   failure: 'closed',
+  after: { auth: "key and group limits need the caller", route: 'provider quotas need the routed provider (checked in the same atomic call as the rates)' },
   setup(options, { runtime, logger, now: clock }) {
     const store = runtime.store;
     return {

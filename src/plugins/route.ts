@@ -4,7 +4,7 @@
  * fallbacks are still tried; nothing routable is 404 `model_not_found`. Models too small for
  * the request or lacking a capability it needs are skipped too (src/routing/fit.ts).
  */
-import { invalidBody, modelNotFound } from '../pipeline/errors.ts';
+import { invalidBody, modelNotFound } from '../kernel/errors.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { fittingTargets } from '../routing/fit.ts';
 import { resolveModel } from '../routing/resolve.ts';
@@ -15,17 +15,15 @@ export default definePlugin({
   name: 'route',
   schema,
   failure: 'closed',
+  after: { auth: "the account's default model is applied by the auth step" },
   setup() {
     return {
       async handle(ctx, next) {
-        if (!ctx.body.model) {
-          const fallback = ctx.settings.api.default_model;
-          if (!fallback) throw invalidBody('`model` is required (and the account has no default_model).', 'model');
-          ctx.body.model = fallback;
-          ctx.requestedModels.unshift(fallback);
-        }
-        for (const requested of ctx.requestedModels) ctx.targets.push(...resolveModel(ctx.snapshot, requested));
-        if (ctx.targets.length === 0) throw modelNotFound(ctx.requestedModels[0]);
+        // The account's default model, if any, is in the body already (the auth step).
+        if (!ctx.body.model) throw invalidBody('`model` is required (and the account has no default_model).', 'model');
+        const requested = ctx.requestedModels;
+        for (const model of requested) ctx.targets.push(...resolveModel(ctx.snapshot, model));
+        if (ctx.targets.length === 0) throw modelNotFound(requested[0]);
         ctx.targets = ctx.endpoint === 'embeddings' ? embeddingTargets(ctx, ctx.targets) : fittingTargets(ctx.snapshot.config, ctx.body, ctx.targets);
         return next();
       },

@@ -8,11 +8,11 @@
  * write. An embedding failure or a store outage is a miss, never an error. Answers say
  * `x-cache: semantic-hit` (with `x-cache-similarity`) or `miss`; a hit is not billed.
  */
-import { answerFromCache, storableCompletion } from '../cache/answer.ts';
-import { embedPrompt } from '../cache/embed-prompt.ts';
-import { semanticPrompt } from '../cache/semantic-prompt.ts';
-import { createSharedSemanticStore } from '../cache/semantic-shared.ts';
-import { createMemorySemanticStore, type SemanticStore } from '../cache/semantic-store.ts';
+import { answerFromCache, storableCompletion } from './cache-answer.ts';
+import { embedPrompt } from './semantic-cache/embed-prompt.ts';
+import { semanticPrompt } from './semantic-cache/prompt.ts';
+import { createSharedSemanticStore } from './semantic-cache/shared-store.ts';
+import { createMemorySemanticStore, type SemanticStore } from './semantic-cache/store.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { ChatCompletion } from '../providers/openai-types.ts';
@@ -52,6 +52,7 @@ export default definePlugin<SemanticCacheOptions>({
   name: 'semantic-cache',
   schema,
   failure: 'open',
+  after: { auth: 'answers are cached per account', route: 'it reads the routed models' },
   setup(options, { runtime, logger, now }) {
     const limits = { ttlMs: options.ttl_seconds * 1000, maxEntries: options.max_entries, maxPartitions: options.max_partitions };
     const store: SemanticStore = options.store === 'shared' ? createSharedSemanticStore(runtime.store, limits) : createMemorySemanticStore(limits);

@@ -6,9 +6,8 @@
  * upstream has finished, and ends a broken one with an error event (or resumes it, once, on a
  * target that can continue it).
  */
-import { modelNotFound } from '../pipeline/errors.ts';
+import { modelNotFound } from '../kernel/errors.ts';
 import { observeChunks } from '../pipeline/observe-chunks.ts';
-import { rendererFor } from '../pipeline/render.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { callJson, openStream } from '../routing/call.ts';
 import { applyDefaultMaxTokens } from '../routing/fit.ts';
@@ -21,6 +20,7 @@ export default definePlugin({
   name: 'upstream',
   schema,
   failure: 'closed',
+  after: { route: 'it calls the targets the route step chose' },
   setup(_options, { now, logger }) {
     return {
       async handle(ctx) {
@@ -28,7 +28,7 @@ export default definePlugin({
         if (ctx.endpoint === 'embeddings') return serveEmbeddings(ctx, now);
         // Here, not in route: quota reservations (rate-limit) count only what the client asked for.
         applyDefaultMaxTokens(ctx.snapshot.config, ctx.body, ctx.targets);
-        const renderer = rendererFor(ctx.endpoint);
+        const renderer = ctx.renderer;
         const options = { targets: ctx.targets, request: ctx.body };
         if (ctx.body.stream) {
           const opened = await tryTargets(ctx, openStream, options, now);

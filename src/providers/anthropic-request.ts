@@ -4,7 +4,8 @@
  */
 import type { ChatMessage, ChatRequest, ContentPart } from './openai-types.ts';
 import type { Target } from './types.ts';
-import { contentParts, invalidParam, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly, unsupportedParam } from './shared.ts';
+import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
+import { contentParts, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly } from './shared.ts';
 
 type Block = Record<string, unknown>;
 interface AnthropicMessage {
@@ -18,11 +19,11 @@ export const DEFAULT_MAX_TOKENS = 4096;
 function imageBlock(url: string, param: string): Block {
   const data = parseDataUrl(url);
   if (data) {
-    if (!data.base64) throw invalidParam('Image data URLs must be base64-encoded.', param);
+    if (!data.base64) throw invalidValue('Image data URLs must be base64-encoded.', param);
     return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
   }
   if (isHttpUrl(url)) return { type: 'image', source: { type: 'url', url } };
-  throw invalidParam('Image URLs must be http(s) or base64 data URLs.', param);
+  throw invalidValue('Image URLs must be http(s) or base64 data URLs.', param);
 }
 
 /** Content parts → content blocks; `cache_control` on a part is forwarded as Anthropic defines it. */
@@ -37,15 +38,15 @@ function blocks(parts: ContentPart[], param: string): Block[] {
       block = { type: 'text', text: part.text };
     } else if (part.type === 'image_url') {
       const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
-      if (typeof url !== 'string') throw invalidParam('image_url.url must be a string.', where);
+      if (typeof url !== 'string') throw invalidValue('image_url.url must be a string.', where);
       block = imageBlock(url, where);
     } else if (part.type === 'file') {
       const fileData = (part as { file?: { file_data?: unknown } }).file?.file_data;
       const data = typeof fileData === 'string' ? parseDataUrl(fileData) : null;
-      if (!data?.base64) throw invalidParam('File parts need file.file_data as a base64 data URL.', where);
+      if (!data?.base64) throw invalidValue('File parts need file.file_data as a base64 data URL.', where);
       block = { type: 'document', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
     } else {
-      throw unsupportedParam(`Content parts of type '${part.type}' are not supported by this upstream.`, where);
+      throw unsupportedParameter(`Content parts of type '${part.type}' are not supported by this upstream.`, where);
     }
     const cacheControl = (part as { cache_control?: unknown }).cache_control;
     if (cacheControl) block.cache_control = cacheControl;
@@ -69,7 +70,7 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
 
 function toolResult(message: ChatMessage, param: string): Block {
   if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '')
-    throw invalidParam('Tool messages need a tool_call_id.', `${param}.tool_call_id`);
+    throw invalidValue('Tool messages need a tool_call_id.', `${param}.tool_call_id`);
   const content =
     typeof message.content === 'string' ? message.content : blocks(contentParts(message.content), `${param}.content`);
   return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
@@ -106,7 +107,7 @@ export function translateMessages(messages: ChatMessage[]): { system: Block[]; m
         push('user', [toolResult(message, param)]);
         break;
       default:
-        throw invalidParam(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
+        throw invalidValue(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
     }
   });
   // A trailing assistant turn is a prefill, and the API rejects a prefill ending in whitespace.
@@ -128,7 +129,7 @@ function toolChoice(request: ChatRequest): Block | undefined {
   else if (choice === 'required') out = { type: 'any' };
   else if (typeof choice === 'object' && choice.type === 'function' && typeof choice.function?.name === 'string')
     out = { type: 'tool', name: choice.function.name };
-  else throw invalidParam(`Unsupported tool_choice value.`, 'tool_choice');
+  else throw invalidValue(`Unsupported tool_choice value.`, 'tool_choice');
   if (request.parallel_tool_calls === false) out.disable_parallel_tool_use = true;
   return out;
 }
@@ -146,14 +147,14 @@ function jsonInstruction(request: ChatRequest): string | undefined {
     const schema = (format.json_schema as { schema?: unknown } | undefined)?.schema ?? {};
     return `Respond only with a single valid JSON document, without code fences or other text, that conforms to this JSON Schema: ${JSON.stringify(schema)}`;
   }
-  throw unsupportedParam(`response_format type '${format.type}' is not supported by this upstream.`, 'response_format');
+  throw unsupportedParameter(`response_format type '${format.type}' is not supported by this upstream.`, 'response_format');
 }
 
 /** The Messages API body for a chat request. */
 export function anthropicBody(request: ChatRequest, target: Target, stream: boolean): Record<string, unknown> {
   refuseOpenAIOnly(request, 'vendor_b', ['frequency_penalty', 'presence_penalty']);
   if (typeof request.temperature === 'number' && (request.temperature < 0 || request.temperature > 1))
-    throw invalidParam(
+    throw invalidValue(
       `temperature must be between 0 and 1 for this model's upstream (got ${request.temperature}).`,
       'temperature',
     );

@@ -4,7 +4,7 @@
  * and `dimensions` `outputDimensionality`. The format takes text only, and reports no token
  * usage on the public API, so usage is estimated from the text (as for a cut stream).
  */
-import { estimateTokens } from '../logs/estimate-tokens.ts';
+import { estimateTokens } from '../kernel/estimate-tokens.ts';
 import { badEmbeddingsBody, inputList, type EmbeddingsRequest, type EmbeddingsResponse, type EmbeddingsWire } from './embeddings-types.ts';
 import { jsonHeaders, trimSlash } from './shared.ts';
 import { UpstreamStreamError, type Target } from './types.ts';

@@ -4,8 +4,9 @@
  */
 import type { ChatMessage, ChatRequest, ContentPart } from './openai-types.ts';
 import type { Target } from './types.ts';
+import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
 import { geminiSchema } from './gemini-schema.ts';
-import { contentParts, contentText, invalidParam, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly, unsupportedParam } from './shared.ts';
+import { contentParts, contentText, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly } from './shared.ts';
 
 type Part = Record<string, unknown>;
 interface Content {
@@ -32,7 +33,7 @@ const MIME_BY_EXTENSION: Record<string, string> = {
 function mediaPart(url: string, param: string): Part {
   const data = parseDataUrl(url);
   if (data) {
-    if (!data.base64) throw invalidParam('Data URLs must be base64-encoded.', param);
+    if (!data.base64) throw invalidValue('Data URLs must be base64-encoded.', param);
     return { inlineData: { mimeType: data.mediaType, data: data.data } };
   }
   if (isHttpUrl(url)) {
@@ -40,7 +41,7 @@ function mediaPart(url: string, param: string): Part {
     const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? '';
     return { fileData: { mimeType: MIME_BY_EXTENSION[extension] ?? 'image/jpeg', fileUri: url } };
   }
-  throw invalidParam('Media URLs must be http(s) or base64 data URLs.', param);
+  throw invalidValue('Media URLs must be http(s) or base64 data URLs.', param);
 }
 
 function parts(content: ChatMessage['content'], param: string): Part[] {
@@ -49,15 +50,15 @@ function parts(content: ChatMessage['content'], param: string): Part[] {
     if (part.type === 'text') return typeof part.text === 'string' && part.text !== '' ? [{ text: part.text }] : [];
     if (part.type === 'image_url') {
       const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
-      if (typeof url !== 'string') throw invalidParam('image_url.url must be a string.', where);
+      if (typeof url !== 'string') throw invalidValue('image_url.url must be a string.', where);
       return [mediaPart(url, where)];
     }
     if (part.type === 'file') {
       const fileData = (part as { file?: { file_data?: unknown } }).file?.file_data;
-      if (typeof fileData !== 'string') throw invalidParam('File parts need file.file_data as a data URL.', where);
+      if (typeof fileData !== 'string') throw invalidValue('File parts need file.file_data as a data URL.', where);
       return [mediaPart(fileData, where)];
     }
-    throw unsupportedParam(`Content parts of type '${part.type}' are not supported by this upstream.`, where);
+    throw unsupportedParameter(`Content parts of type '${part.type}' are not supported by this upstream.`, where);
   });
 }
 
@@ -103,9 +104,9 @@ export function translateContents(messages: ChatMessage[]): { system: string[]; 
     } else if (message.role === 'tool') {
       const callId = String(message.tool_call_id ?? '');
       const name = names.get(callId) ?? (typeof message.name === 'string' ? message.name : undefined);
-      if (!name) throw invalidParam(`No earlier assistant tool call has the id '${callId}'.`, `${param}.tool_call_id`);
+      if (!name) throw invalidValue(`No earlier assistant tool call has the id '${callId}'.`, `${param}.tool_call_id`);
       push('user', [{ functionResponse: { id: splitToolCallId(callId).id, name, response: responseObject(message.content) } }]);
-    } else throw invalidParam(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
+    } else throw invalidValue(`Unknown message role '${String(message.role)}'.`, `${param}.role`);
   });
   return { system, contents };
 }
@@ -117,7 +118,7 @@ function toolConfig(choice: ChatRequest['tool_choice']): Record<string, unknown>
   if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
   if (typeof choice === 'object' && typeof choice.function?.name === 'string')
     return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.function.name] } };
-  throw invalidParam('Unsupported tool_choice value.', 'tool_choice');
+  throw invalidValue('Unsupported tool_choice value.', 'tool_choice');
 }
 
 function generationConfig(request: ChatRequest): Record<string, unknown> {
@@ -139,7 +140,7 @@ function generationConfig(request: ChatRequest): Record<string, unknown> {
     config.responseMimeType = 'application/json';
     if (schema) Object.assign(config, geminiSchema('responseSchema', schema));
   } else if (format && format.type !== 'text')
-    throw unsupportedParam(`response_format type '${format.type}' is not supported by this upstream.`, 'response_format');
+    throw unsupportedParameter(`response_format type '${format.type}' is not supported by this upstream.`, 'response_format');
   return config;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../pipeline/errors.ts';
+import { GatewayError } from '../kernel/errors.ts';
 import { anthropicAdapter, azureAdapter, builtinAdapters, createAdapterRegistry, customAdapter, geminiAdapter, openaiAdapter } from './index.ts';
 import type { ProviderAdapter } from './types.ts';
 

@@ -4,7 +4,7 @@
  * One registry per gateway (no module-level mutable state), so reloads and tests stay isolated.
  */
 import type { ProviderConfig } from '../config/types.ts';
-import { GatewayError } from '../pipeline/errors.ts';
+import { adapterNotFound } from '../kernel/errors.ts';
 import { anthropicAdapter } from './anthropic.ts';
 import { azureAdapter } from './azure.ts';
 import { customAdapter } from './custom.ts';
@@ -48,10 +48,10 @@ export class AdapterRegistry {
     if (provider.type === 'custom' && provider.adapter) {
       const adapter = this.named.get(provider.adapter);
       if (adapter) return adapter;
-      throw adapterMissing(`Provider '${provider.id}' uses the adapter '${provider.adapter}', which no plugin registered.`);
+      throw adapterNotFound(`Provider '${provider.id}' uses the adapter '${provider.adapter}', which no plugin registered.`);
     }
     const adapter = Object.hasOwn(this.builtins, provider.type) ? this.builtins[provider.type] : undefined;
-    if (!adapter) throw adapterMissing(`Provider '${provider.id}' has the unknown type '${provider.type}'.`);
+    if (!adapter) throw adapterNotFound(`Provider '${provider.id}' has the unknown type '${provider.type}'.`);
     return adapter;
   }
 
@@ -71,7 +71,6 @@ export class AdapterRegistry {
   }
 }
 
-const adapterMissing = (message: string) => new GatewayError(500, 'server_error', message, { code: 'adapter_not_found' });
 
 /** A fresh registry with the built-in adapters and no plugin adapters. */
 export const createAdapterRegistry = () => new AdapterRegistry();

@@ -8,7 +8,7 @@ import type { ProviderConfig } from '../config/types.ts';
 import type { ChatChunk, FinishReason, Usage } from './openai-types.ts';
 import { parseSseText } from './sse.ts';
 import type { ProviderAdapter, Target } from './types.ts';
-import { GatewayError } from '../pipeline/errors.ts';
+import { GatewayError } from '../kernel/errors.ts';
 
 const ROOT = fileURLToPath(new URL('../../test/fixtures/upstream/', import.meta.url));
 

@@ -2,7 +2,7 @@
  * Small pieces every non-OpenAI adapter needs: ids, chunk framing, usage, data URLs, error
  * field defaults and the 400 refusals for parameters an upstream cannot honour.
  */
-import { GatewayError } from '../pipeline/errors.ts';
+import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
 import type { ChatChunk, ChatRequest, ContentPart, FinishReason, Usage } from './openai-types.ts';
 import type { Target, UpstreamErrorInfo } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
@@ -98,14 +98,9 @@ export function parseArguments(text: string, param: string): Record<string, unkn
   } catch {
     // fall through to the refusal
   }
-  throw invalidParam(`Tool call arguments must be a JSON object string.`, param);
+  throw invalidValue(`Tool call arguments must be a JSON object string.`, param);
 }
 
-export const invalidParam = (message: string, param: string | null) =>
-  new GatewayError(400, 'invalid_request_error', message, { code: 'invalid_value', param });
-
-export const unsupportedParam = (message: string, param: string) =>
-  new GatewayError(400, 'invalid_request_error', message, { code: 'unsupported_parameter', param });
 
 /**
  * Parameters that only the OpenAI wire format can express. Refused rather than dropped when
@@ -113,15 +108,15 @@ export const unsupportedParam = (message: string, param: string) =>
  */
 export function refuseOpenAIOnly(request: ChatRequest, upstream: string, extra: Array<keyof ChatRequest> = []): void {
   if (request.n !== undefined && request.n !== null && request.n !== 1)
-    throw unsupportedParam(`The ${upstream} upstream returns one choice only: 'n' must be 1.`, 'n');
+    throw unsupportedParameter(`The ${upstream} upstream returns one choice only: 'n' must be 1.`, 'n');
   if (request.logprobs === true)
-    throw unsupportedParam(`The ${upstream} upstream does not return log probabilities.`, 'logprobs');
+    throw unsupportedParameter(`The ${upstream} upstream does not return log probabilities.`, 'logprobs');
   if (request.logit_bias && Object.keys(request.logit_bias).length > 0)
-    throw unsupportedParam(`The ${upstream} upstream does not support 'logit_bias'.`, 'logit_bias');
+    throw unsupportedParameter(`The ${upstream} upstream does not support 'logit_bias'.`, 'logit_bias');
   for (const key of extra) {
     const value = request[key];
     if (value !== undefined && value !== null && value !== 0)
-      throw unsupportedParam(`The ${upstream} upstream does not support '${String(key)}' (only 0 is accepted).`, String(key));
+      throw unsupportedParameter(`The ${upstream} upstream does not support '${String(key)}' (only 0 is accepted).`, String(key));
   }
 }
 

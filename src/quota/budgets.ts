@@ -5,7 +5,7 @@
  * period its own account's.
  */
 import type { GroupConfig, KeyConfig, ProviderConfig } from '../config/types.ts';
-import type { Snapshot } from '../runtime.ts';
+import type { Snapshot } from '../config/snapshot.ts';
 import { quotaCounter, type QuotaCounter, type QuotaOwner } from './counter.ts';
 
 export interface Budget {

@@ -5,7 +5,7 @@
  * counts under a new key, so every instance switches at the same instant and no reset job has to
  * run, or run exactly once.
  */
-import { dayStart, localDate, nextDate } from '../stats/time.ts';
+import { dayStart, localDate, nextDate } from '../kernel/time.ts';
 
 export const QUOTA_PERIODS = ['daily', 'weekly', 'monthly'] as const;
 export type QuotaPeriod = (typeof QUOTA_PERIODS)[number];

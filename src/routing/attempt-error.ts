@@ -2,7 +2,7 @@
  * The failure of one upstream attempt, classified for the fallback loop: may the same target be
  * retried, may the next target be tried, and what the client sees if it was the last.
  */
-import { GatewayError } from '../pipeline/errors.ts';
+import { upstreamRateLimited, upstreamRefusal, upstreamUnavailable, type GatewayError } from '../kernel/errors.ts';
 import type { UpstreamErrorInfo } from '../providers/types.ts';
 
 export class AttemptError extends Error {
@@ -70,22 +70,13 @@ export function toClientError(error: AttemptError): GatewayError {
   const { info } = error;
   if (info.status === 429) {
     const seconds = error.retryAfterMs ? Math.ceil(error.retryAfterMs / 1000) : 1;
-    return new GatewayError(429, 'rate_limit_error', info.message, {
-      code: info.code ?? 'rate_limit_exceeded',
-      headers: { 'retry-after': String(seconds) },
-    });
+    return upstreamRateLimited(info.message, info.code, seconds);
   }
   if (info.status >= 400 && info.status < 500 && info.status !== 401 && info.status !== 403) {
-    return new GatewayError(info.status, info.type || 'invalid_request_error', info.message, {
-      code: info.code,
-      param: info.param,
-    });
+    return upstreamRefusal(info.status, info.type, info.message, info.code, info.param);
   }
   const reason = info.status ? `upstream answered HTTP ${info.status}` : info.message;
-  return new GatewayError(503, 'upstream_error', `No upstream could serve the request (${reason}).`, {
-    code: 'upstream_unavailable',
-    cause: error,
-  });
+  return upstreamUnavailable(`No upstream could serve the request (${reason}).`, error);
 }
 
 /** Parse a Retry-After header (seconds or HTTP date) into ms. */

@@ -6,7 +6,7 @@
  */
 import { FastResponse } from 'srvx';
 import type { GatewayContext } from '../pipeline/context.ts';
-import { capabilityNotSupported, embeddingsNotSupported } from '../pipeline/errors.ts';
+import { capabilityNotSupported, embeddingsNotSupported } from '../kernel/errors.ts';
 import { plainHeaders } from '../pipeline/render.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddings-types.ts';
 import type { Target } from '../providers/types.ts';

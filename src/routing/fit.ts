@@ -5,8 +5,8 @@
  * can is tried; when none can, the request is refused with a 400 naming the reason.
  */
 import type { GatewayConfig } from '../config/types.ts';
-import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
-import { capabilityNotSupported, contextLengthExceeded, featureDisabled, type GatewayError } from '../pipeline/errors.ts';
+import { estimatePromptTokens, estimateTokens } from '../kernel/estimate-tokens.ts';
+import { capabilityNotSupported, contextLengthExceeded, featureDisabled, type GatewayError } from '../kernel/errors.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 

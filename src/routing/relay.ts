@@ -10,8 +10,8 @@
  *   stream (attempt kind `resumed`), once.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
-import { GatewayError } from '../pipeline/errors.ts';
-import type { Logger } from '../pipeline/types.ts';
+import { streamInterrupted, streamStalled, type GatewayError } from '../kernel/errors.ts';
+import type { Logger } from '../kernel/logger.ts';
 import type { ChatChunk, Usage } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import { AttemptError } from './attempt-error.ts';
@@ -36,9 +36,8 @@ export interface Opened {
 export function midStreamError(error: AttemptError): GatewayError {
   const timedOut = error.timedOut || error.info.code === 'upstream_timeout';
   const reason = timedOut ? 'stalled' : 'broke off';
-  return new GatewayError(timedOut ? 504 : 502, 'upstream_error', `The upstream ${reason} after the answer had started: ${error.info.message}`, {
-    code: timedOut ? 'upstream_timeout' : 'stream_interrupted',
-  });
+  const message = `The upstream ${reason} after the answer had started: ${error.info.message}`;
+  return timedOut ? streamStalled(message) : streamInterrupted(message);
 }
 
 /** Head then rest of one upstream stream, ending early once the answer is complete. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../snapshot.ts';
+import { buildSnapshot } from '../config/snapshot.ts';
 import { testConfig } from '../pipeline/test-context.ts';
 import { resolveModel, weightedOrder } from './resolve.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { ModelConfig, ProviderConfig } from '../config/types.ts';
 import type { Target } from '../providers/types.ts';
-import type { Snapshot } from '../runtime.ts';
+import type { Snapshot } from '../config/snapshot.ts';
 
 interface Candidate {
   provider: ProviderConfig;

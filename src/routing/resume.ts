@@ -3,8 +3,8 @@
  * continue it (prefix.ts) and hand back the continuation, once per request. The client's usage
  * then covers both legs: the cut one (estimated, its usage never came) plus the continuation's.
  */
-import { estimatePromptTokens, estimateTokens } from '../logs/estimate-tokens.ts';
-import type { Logger } from '../pipeline/types.ts';
+import { estimatePromptTokens, estimateTokens } from '../kernel/estimate-tokens.ts';
+import type { Logger } from '../kernel/logger.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import type { Usage } from '../providers/openai-types.ts';
 import { AttemptError } from './attempt-error.ts';

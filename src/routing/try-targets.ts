@@ -7,11 +7,11 @@
  * probe: the gateway never refuses a call on the breaker's word alone.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
-import { upstreamUnavailable } from '../pipeline/errors.ts';
+import { upstreamUnavailable } from '../kernel/errors.ts';
 import type { Attempt } from '../pipeline/outcome.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
 import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';

@@ -329,7 +329,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   it('says why when management writes are off, and offers no write', async () => {
     const text = await readFile(gw.configFile, 'utf8');
     await writeFile(gw.configFile, `${text}\nmanagement:\n  write_back: false\n`);
-    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await gw.gateway.config.reload()).ok).toBe(true);
     const { page, context } = await newPage();
     await signInWithPassword(page, ALICE);
     await go(page, 'keys', 'API keys');

@@ -9,7 +9,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   mock = await startMockUpstream();
   gw = await startTestGateway('chat.yaml', { MOCK_URL: `${mock.url}/v1` }, { watch: true });
-  await gw.gateway.watcher?.ready;
+  await gw.gateway.config.watcher?.ready;
 });
 afterAll(async () => {
   await gw?.close();

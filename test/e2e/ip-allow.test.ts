@@ -4,7 +4,8 @@
  * is never blocked. X-Forwarded-For counts only when the peer is a configured trusted proxy.
  */
 import { describe, expect, it } from 'vitest';
-import type { LogService } from '../../src/logs/service.ts';
+import type { SettingsService } from '../../src/features/settings/service.ts';
+import type { LogService } from '../../src/features/logs/service.ts';
 import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 
 const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
@@ -76,8 +77,8 @@ describe('IP allow-list without trusted proxies', () => {
     expect(spoofed.body.error.code).toBe('ip_not_allowed');
     // The demo account can no longer reach its settings from here (and settings are per caller
     // account, so an admin key cannot change them): allow the socket address via the service.
-    const settings = state.gw.gateway.runtime.services.settings as { update: Function };
-    await settings.update('demo', { security: { allowed_ips: ['127.0.0.1'] } }, state.gw.gateway.runtime.snapshot.config.settings);
+    const settings = state.gw.gateway.runtime.services.settings as SettingsService;
+    await settings.update('demo', { security: { allowed_ips: ['127.0.0.1'] } }, state.gw.gateway.runtime.current().config.settings);
     expect((await chat(url, DEMO_KEY, '198.51.100.1')).status).toBe(200);
     expect((await chat(url, DEMO_KEY)).status).toBe(200);
   });

@@ -99,7 +99,7 @@ describe('api keys', () => {
   it('with management.write_back: false, writes are 409 and the file is untouched', async () => {
     const text = await readFile(gw.configFile, 'utf8');
     await writeFile(gw.configFile, `${text}management:\n  write_back: false\n`);
-    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await gw.gateway.config.reload()).ok).toBe(true);
     const before = await readFile(gw.configFile, 'utf8');
     for (const [method, path, body] of [
       ['POST', '/v1/api-keys', { name: 'x' }],

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LogService } from '../../src/logs/service.ts';
+import type { LogService } from '../../src/features/logs/service.ts';
 import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

@@ -16,7 +16,7 @@ const call = (method: string, path: string, body?: unknown, key = MASTER_KEY) =>
 beforeAll(async () => {
   upstream = await startMockUpstream();
   gw = await startTestGateway('management.yaml', { MOCK_URL: `${upstream.url}/v1` }, { watch: true });
-  await gw.gateway.watcher?.ready;
+  await gw.gateway.config.watcher?.ready;
 });
 afterAll(async () => {
   await gw?.close();

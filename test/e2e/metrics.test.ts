@@ -98,7 +98,7 @@ describe('metrics', () => {
   it('answers 404 once disabled by a reload', async () => {
     const yaml = await readFile(state.gw.configFile, 'utf8');
     await writeFile(state.gw.configFile, yaml.replace('  enabled: true\n  token: metrics-secret', '  enabled: false'));
-    expect((await state.gw.gateway.reload()).ok).toBe(true);
+    expect((await state.gw.gateway.config.reload()).ok).toBe(true);
     expect((await scrape(state.gw.url, 'metrics-secret')).status).toBe(404);
   });
 });

@@ -97,7 +97,7 @@ describe('two instances on one Redis', () => {
   let b: Instance;
   beforeAll(async () => {
     [a, b] = await Promise.all([startInstance(REDIS), startInstance(REDIS)]);
-    await Promise.all([a.gateway.watcher?.ready, b.gateway.watcher?.ready]);
+    await Promise.all([a.gateway.config.watcher?.ready, b.gateway.config.watcher?.ready]);
   });
 
   it('a key created on A works on B within a second, and B writes its own copy of the file', async () => {

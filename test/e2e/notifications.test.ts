@@ -4,9 +4,9 @@
  * crossing and re-armed when the figure goes back; the weekly report once per week.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogService } from '../../src/logs/service.ts';
-import { makeRecord } from '../../src/logs/test-records.ts';
-import type { NotificationService } from '../../src/notifications/service.ts';
+import type { LogService } from '../../src/features/logs/service.ts';
+import { makeRecord } from '../../src/features/logs/test-records.ts';
+import type { NotificationService } from '../../src/features/notifications/service.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 import { startSmtpServer, type SmtpServer } from '../smtp-server.ts';
 

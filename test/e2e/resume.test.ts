@@ -20,7 +20,7 @@ type CallRecord = { attempts: Array<{ model: string; status: number; kind?: stri
 /** Stream `model` with `fallbacks`, collecting what the client sees and what the call log got. */
 async function read(fallbacks: string[], model = 'primary') {
   const records: CallRecord[] = [];
-  const services = env.gw.gateway.runtime.services as Record<string, unknown>;
+  const services = env.gw.gateway.runtime.services;
   const previous = services.logs;
   services.logs = { enqueue: (record: CallRecord) => records.push(record) };
   try {

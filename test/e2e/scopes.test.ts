@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_SCOPES } from '../../src/auth/route-scopes.ts';
-import { PLATFORM_SCOPES } from '../../src/oauth/scopes.ts';
+import { PLATFORM_SCOPES } from '../../src/auth/scopes.ts';
 import type { TestGateway } from '../_setup.ts';
 import { accessTokenFor, bearer, ROOT, startOAuthGateway } from '../oauth-browser.ts';
 

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { Secret, TOTP, URI } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SecurityService } from '../../src/security/service.ts';
+import type { SecurityService } from '../../src/features/security/service.ts';
 import { startTestGateway, MASTER_KEY, type TestGateway } from '../_setup.ts';
 import { startSmtpCapture, subjectOf, type SmtpCapture } from '../smtp-capture.ts';
 

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSharedSemanticStore } from '../../src/cache/semantic-shared.ts';
-import { normalized } from '../../src/cache/semantic-store.ts';
+import { createSharedSemanticStore } from '../../src/plugins/semantic-cache/shared-store.ts';
+import { normalized } from '../../src/plugins/semantic-cache/store.ts';
 import { createRedisStore } from '../../src/store/redis.ts';
 import type { StateStore } from '../../src/store/types.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';

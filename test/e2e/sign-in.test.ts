@@ -7,7 +7,7 @@
  */
 import { TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecurityService } from '../../src/security/service.ts';
+import type { SecurityService } from '../../src/features/security/service.ts';
 import { freePort } from '../_process.ts';
 import { startTestGateway, type TestGateway } from '../_setup.ts';
 import { ALICE, authorize, authorizeUrl, Browser } from '../oauth-browser.ts';

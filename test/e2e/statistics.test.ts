@@ -5,8 +5,8 @@
  * sum to what the log holds; scoping, scopes and every parameter error.
  */
 import { describe, expect, it } from 'vitest';
-import type { LogService } from '../../src/logs/service.ts';
-import { makeRecord } from '../../src/logs/test-records.ts';
+import type { LogService } from '../../src/features/logs/service.ts';
+import { makeRecord } from '../../src/features/logs/test-records.ts';
 import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 import { parseCsv } from '../csv-parse.ts';
 
@@ -194,7 +194,7 @@ describe('statistics', () => {
   });
 
   it('OAuth tokens need read:api for usage/models and read:billing for cost/export', async () => {
-    const runtime = state.gw.gateway.runtime as { services: Record<string, unknown> };
+    const runtime = state.gw.gateway.runtime;
     const previous = runtime.services.tokens;
     runtime.services.tokens = {
       async verify(token: string) {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream } from '../_setup.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../otlp-receiver.ts';
-import * as tracingModule from '../../src/tracing.ts';
+import * as tracingModule from '../../src/kernel/tracing.ts';
 
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';

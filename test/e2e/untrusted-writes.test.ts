@@ -109,7 +109,7 @@ describe('values written through the API are never expanded as ${VAR}', () => {
       expect(user.body.name).toBe(template);
     }
     // A reload from the file reads the same values back: nothing was expanded on disk either.
-    expect((await gw.gateway.reload()).ok).toBe(true);
+    expect((await gw.gateway.config.reload()).ok).toBe(true);
     const [models, groups, users] = await Promise.all(['models', 'groups', 'users'].map((r) => asAdmin('GET', `/v1/admin/${r}`)));
     const names = [...models!.body.data, ...groups!.body.data, ...users!.body.data].map((item: { name: string }) => item.name);
     for (const template of TEMPLATES) expect(names.filter((name) => name === template).length).toBeGreaterThanOrEqual(TEMPLATES.indexOf(template) < 2 ? 3 : 2);

@@ -142,7 +142,7 @@ type CallRecord = { attempts: Array<{ model: string; status: number; errorCode: 
 /** Run `body` with the call log captured; answers the record of the last call. */
 async function logged<T>(body: () => Promise<T>): Promise<{ value: T; record?: CallRecord }> {
   const records: CallRecord[] = [];
-  const services = gw.gateway.runtime.services as Record<string, unknown>;
+  const services = gw.gateway.runtime.services;
   const previous = services.logs;
   services.logs = { enqueue: (record: CallRecord) => records.push(record) };
   try {

@@ -1,0 +1,47 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../config/holder.ts';
+import { createLogger } from '../kernel/logger.ts';
+import { createGateway, type RunningGateway } from './gateway.ts';
+
+const BASE = await readFile(new URL('../../test/fixtures/management.yaml', import.meta.url), 'utf8');
+const MISPLACED = 'pipeline:\n  - log\n  - auth\n  - rate-limit\n  - route\n  - upstream\n';
+let dir: string;
+let file: string;
+const open = () =>
+  createGateway({ configFile: file, env: { MOCK_URL: 'http://127.0.0.1:9/v1', GATEWAY_DATA_DIR: join(dir, 'data') }, logger: createLogger('silent'), watch: false });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gw-boot-'));
+  file = join(dir, 'gateway.yaml');
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('step order rules', () => {
+  it('refuse to start on a pipeline that lists rate-limit before route, naming the line', async () => {
+    await writeFile(file, `${BASE}${MISPLACED}`);
+    const line = BASE.split('\n').length + 3; // `- rate-limit`, the pipeline's third entry
+    const error = await open().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      `${file}:${line}:5 pipeline[2] "rate-limit" must run after "route" (listed at pipeline[3]): provider quotas need the routed provider (checked in the same atomic call as the rates)`,
+    ]);
+  });
+
+  it('refuse such a reload and keep the config in force', async () => {
+    await writeFile(file, BASE);
+    const gateway: RunningGateway = await open();
+    try {
+      const before = gateway.config.current();
+      await writeFile(file, `${BASE}${MISPLACED}`);
+      const status = await gateway.config.reload();
+      expect(status.ok).toBe(false);
+      expect(status.error).toMatch(/gateway\.yaml:\d+:5 pipeline\[2\] "rate-limit" must run after "route"/);
+      expect(gateway.config.current()).toBe(before);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

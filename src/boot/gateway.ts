@@ -1,0 +1,110 @@
+/**
+ * Assembles a running gateway, in the order that also fixes shutdown: the state store, the
+ * upstream transport, the config in force (each generation with its composed pipeline), the
+ * config writer and its cross-instance follower, counter persistence, then the features of the
+ * table (src/boot/features.ts). `close()` undoes it in reverse, after the in-flight requests.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { openConfig } from '../config/holder.ts';
+import { createConfigWriter, followConfigChanges } from '../config/write/write-back.ts';
+import type { Installed } from '../http/feature.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { initTracing } from '../kernel/tracing.ts';
+import type { Gateway, Generation } from '../pipeline/gateway.ts';
+import { buildPipeline } from '../pipeline/pipeline.ts';
+import type { Runtime } from '../pipeline/runtime.ts';
+import type { Services } from '../pipeline/services.ts';
+import { builtinPlugins } from '../plugins/index.ts';
+import { createAdapterRegistry } from '../providers/index.ts';
+import { createTransport } from '../providers/transport.ts';
+import { persistCounters } from '../quota/persist-counters.ts';
+import { createStore } from '../store/index.ts';
+import type { StateStore } from '../store/types.ts';
+import { installFeatures } from './features.ts';
+
+export interface GatewayOptions {
+  configFile: string;
+  env?: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Watch the file for changes (off in some tests). */
+  watch?: boolean;
+  store?: StateStore;
+}
+
+/** A gateway with its features installed. */
+export interface RunningGateway extends Gateway {
+  /** In install order. */
+  readonly features: readonly Installed[];
+  /** Waits for the requests in flight, then releases everything, last built first. */
+  close(): Promise<void>;
+}
+
+async function packageVersion(): Promise<string> {
+  // The same path from src/boot/ and from the dist/ bundle's folder: walk up to the package.
+  for (const candidate of ['../../package.json', '../package.json']) {
+    const text = await readFile(new URL(candidate, import.meta.url), 'utf8').catch(() => null);
+    if (text) return (JSON.parse(text) as { version: string }).version;
+  }
+  return '0.0.0';
+}
+
+export async function createGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const env = options.env ?? process.env;
+  const { logger } = options;
+  const version = await packageVersion();
+  await initTracing(logger, version, env);
+  const store = options.store ?? (await createStore(env));
+  const transport = createTransport();
+  const closers: Array<() => unknown> = [() => store.close(), () => transport.close()];
+  let config: Gateway['config'] | undefined;
+  const close = async () => {
+    // The config first: it stops the watcher and waits for the requests still in the pipeline,
+    // whose last steps (the call log) still write into the features and the store.
+    await config?.close();
+    for (const closeNext of closers.reverse()) await closeNext();
+    closers.length = 0;
+  };
+  try {
+    const services: Services = { healthProbes: [] };
+    const runtime: Runtime = {
+      current: () => config!.current().snapshot,
+      lastReload: () => config!.lastReload(),
+      store,
+      transport,
+      adapters: createAdapterRegistry(),
+      version,
+      startedAt: Date.now(),
+      masterKey: env.GATEWAY_MASTER_KEY || undefined,
+      dataDir: resolve(env.GATEWAY_DATA_DIR ?? './data'),
+      baseUrl: '',
+      services,
+    };
+    // Read at each call (not a captured Date.now), so a test's fake clock reaches the plugins.
+    const deps = { runtime, logger, now: () => Date.now() };
+    config = await openConfig<Generation>({
+      file: options.configFile,
+      env,
+      logger,
+      watch: options.watch !== false,
+      build: async (snapshot) => ({ snapshot, pipeline: await buildPipeline(snapshot.config.pipeline, deps, snapshot.file, builtinPlugins) }),
+      release: (generation) => generation.pipeline.close(),
+    });
+    const { server } = config.current().snapshot.config;
+    const port = Number(env.PORT ?? server.port);
+    // Known once the first config is loaded; plugins set up for it do not read it.
+    Object.assign(runtime, { baseUrl: (env.GATEWAY_BASE_URL ?? server.base_url ?? `http://localhost:${port}`).replace(/\/$/, '') });
+
+    const writer = createConfigWriter({ config, store, masterKey: runtime.masterKey }, logger);
+    if (store.kind === 'redis') closers.push(await followConfigChanges({ config, store, masterKey: runtime.masterKey }, writer, logger));
+    const counters = await persistCounters(runtime, logger);
+    closers.push(() => counters.close());
+
+    const gateway: Gateway = { runtime, config, writer };
+    const features = await installFeatures({ gateway, runtime, logger, env }, closers);
+    return { ...gateway, features, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

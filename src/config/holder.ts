@@ -1,0 +1,134 @@
+/**
+ * The one handle on the config in force: loads gateway.yaml at start, watches it, and swaps in a
+ * new generation on reload without dropping a request (requests keep the generation they started
+ * with). A generation is the snapshot plus whatever the caller builds from it (boot: the
+ * precomposed pipeline); building one that fails keeps the running one.
+ */
+import { resolve } from 'node:path';
+import type { Logger } from '../kernel/logger.ts';
+import { loadConfigFile, locateInFile } from './load.ts';
+import { ConfigPathError, formatProblem } from './problems.ts';
+import { restartOnlyChanges } from './restart-only.ts';
+import { buildSnapshot, type Snapshot } from './snapshot.ts';
+import type { GatewayConfig } from './types.ts';
+import { watchConfig, type ConfigWatcher } from './watch.ts';
+
+export interface ReloadStatus {
+  at: string;
+  ok: boolean;
+  error: string | null;
+  /** Startup-only settings the reload changed: they apply after a restart. */
+  restart_required?: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigHolder<G extends { snapshot: Snapshot }> {
+  /** Absolute path of gateway.yaml. */
+  readonly file: string;
+  /** The environment `${VAR}` values come from (management dry runs load edits with it too). */
+  readonly env: NodeJS.ProcessEnv;
+  /** The watcher (null when watching is off); the management writer tells it about its own writes. */
+  readonly watcher: ConfigWatcher | null;
+  /** The generation in force now. */
+  current(): G;
+  lastReload(): ReloadStatus | null;
+  /**
+   * Applies the file's content. `loaded` is that content already loaded by the caller (the
+   * management writer, which just wrote and validated it): the file is then not read again.
+   */
+  reload(loaded?: GatewayConfig): Promise<ReloadStatus>;
+  /** Stops watching and releases the generation in force. */
+  close(): Promise<void>;
+}
+
+export interface HolderOptions<G> {
+  file: string;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  watch: boolean;
+  /** Builds a generation from a snapshot; a throw refuses the reload (the message is logged). */
+  build(snapshot: Snapshot): Promise<G>;
+  /** Releases a generation once it is no longer in force (in-flight requests may still use it). */
+  release(generation: G): Promise<void>;
+}
+
+export async function openConfig<G extends { snapshot: Snapshot }>(options: HolderOptions<G>): Promise<ConfigHolder<G>> {
+  const { env, logger } = options;
+  const file = resolve(options.file);
+  const first = await loadConfigFile(file, env);
+  if (!first.ok) throw new ConfigError(first.problems.map(formatProblem));
+  /** What the process started with: startup-only settings stay as they were here. */
+  const startup = first.config;
+  /** A generation for `config`; a refusal about places in the file comes back located. */
+  async function build(config: GatewayConfig, version: number): Promise<G> {
+    try {
+      return await options.build(buildSnapshot(config, file, version));
+    } catch (error) {
+      if (error instanceof ConfigPathError) throw new ConfigError((await locateInFile(file, error.problems)).map(formatProblem));
+      throw error;
+    }
+  }
+
+  let current = await build(first.config, 1);
+  let lastReload: ReloadStatus | null = null;
+  let reloading: Promise<ReloadStatus> | null = null;
+
+  async function applyReload(preloaded?: GatewayConfig): Promise<ReloadStatus> {
+    const at = new Date().toISOString();
+    const loaded = preloaded ? ({ ok: true, config: preloaded, file } as const) : await loadConfigFile(file, env);
+    let status: ReloadStatus;
+    if (!loaded.ok) {
+      const problems = loaded.problems.map(formatProblem);
+      for (const problem of problems) logger.error('config reload refused', { problem });
+      status = { at, ok: false, error: problems.join('\n') };
+    } else {
+      try {
+        const next = await build(loaded.config, current.snapshot.version + 1);
+        const previous = current;
+        current = next;
+        // In-flight requests keep the old generation; it is released once they are done.
+        void options.release(previous);
+        logger.info('config reloaded', { version: next.snapshot.version });
+        status = { at, ok: true, error: null };
+        const pending = restartOnlyChanges(startup, loaded.config);
+        if (pending.length) {
+          logger.warn('restart required to apply', { settings: pending });
+          status.restart_required = pending;
+        }
+      } catch (error) {
+        const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+        for (const problem of problems) logger.error('config reload refused', { problem });
+        status = { at, ok: false, error: problems.join('\n') };
+      }
+    }
+    lastReload = status;
+    return status;
+  }
+
+  const holder: ConfigHolder<G> = {
+    file,
+    env,
+    watcher: null,
+    current: () => current,
+    lastReload: () => lastReload,
+    reload(loaded) {
+      // Serialise reloads: a burst of file events applies the newest content once each.
+      const apply = () => applyReload(loaded);
+      const next = (reloading ?? Promise.resolve()).then(apply, apply);
+      reloading = next;
+      return next;
+    },
+    async close() {
+      await watcher?.close();
+      await options.release(current);
+    },
+  };
+  const watcher = options.watch ? watchConfig(file, () => void holder.reload()) : null;
+  return Object.assign(holder, { watcher });
+}

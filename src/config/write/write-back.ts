@@ -1,0 +1,248 @@
+/**
+ * Management write-back: every change made through the API is an edit of gateway.yaml through the
+ * yaml Document API (comments and untouched text kept, see yaml-splice.ts), validated exactly as a
+ * hand edit would be, written atomically, and applied at once by a reload. One writer at a time
+ * per file; the hot-reload watcher is told about the gateway's own write so it does not apply it
+ * twice. Secrets go to the secrets file beside the config (mode 0600), never into the YAML.
+ *
+ * A write costs the same however many items the file holds: the writer remembers the file as it
+ * last parsed or wrote it (parsed-config.ts), edits a window of a few items (item-window.ts),
+ * validates the edited data without parsing the file again, and hands the loaded config to the
+ * reload. When the file on disk is not the remembered text (edited by hand meanwhile), or the
+ * change is not a single item edit, the whole file is parsed, edited and loaded as before.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { parseDocument, type Document } from 'yaml';
+import { loadConfigData, loadConfigText, type LoadResult } from '../load.ts';
+import type { GatewayConfig } from '../types.ts';
+import { holdRevocations, revokedBetween } from './revocations.ts';
+import { readSecrets, secretsPathFor, type Secrets } from '../secrets.ts';
+import { conflict, internalError, invalidValue } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { StateStore } from '../../store/types.ts';
+import type { ConfigHolder } from '../holder.ts';
+import type { Snapshot } from '../snapshot.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+import { configVersion, shareConfig, sharedConfig } from './config-sync.ts';
+import { serialize } from './mutex.ts';
+import { applyToDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
+import { editWindow } from './item-window.ts';
+import { holdsItem, parseConfig, type ParsedConfig } from './parsed-config.ts';
+import { renderEdited } from './yaml-splice.ts';
+import { indexOf } from './yaml-edit.ts';
+
+/** What the writer works on: the config in force, and the state store other instances share. */
+export interface WriteTarget {
+  readonly config: ConfigHolder<{ snapshot: Snapshot }>;
+  readonly store: StateStore;
+  /** Seals the content shared through the store (config-sync.ts). */
+  readonly masterKey?: string;
+}
+
+/** Pub/sub channel (the store adds its own prefix) carrying config changes to the other instances. */
+export const CONFIG_CHANNEL = 'gw:config:changed';
+
+/** What an edit works on: the file's list items, the secrets (mutable), and the snapshot in force. */
+export interface Draft {
+  items: ItemEditor;
+  secrets: Secrets;
+  snapshot: Snapshot;
+}
+
+/**
+ * A change as published to the other instances: its version only. The content travels sealed in
+ * the state store (config-sync.ts), so a reader of the bus learns no secret.
+ */
+export interface ChangeMessage {
+  origin: string;
+  version: string;
+  /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
+  revoked?: string[];
+}
+
+export interface ConfigWriter {
+  /**
+   * Runs `edit` on the current file, then writes, reloads and publishes. Resolves with `edit`'s
+   * result once the new config is in force. Throws 409 when write-back is off or the file is
+   * read-only (a ConfigMap), 400 when the edited
+   * file would not load (nothing is written then).
+   */
+  change<T>(edit: (draft: Draft) => T | Promise<T>): Promise<T>;
+  /** Identifies this instance in published messages. */
+  readonly instanceId: string;
+}
+
+const WRITE_BACK_OFF =
+  'Configuration changes through the API are disabled (management.write_back: false): gateway.yaml is the only source of configuration; edit the file instead.';
+
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** The 409 for a config file this process cannot replace (a Kubernetes ConfigMap, a `:ro` volume). */
+const readOnly = (configFile: string) =>
+  conflict(
+    `${basename(configFile)} is read-only here (${configFile}, mounted read-only, e.g. from a Kubernetes ConfigMap), so changes through the API cannot be saved. ` +
+      'Change the file at its source instead (commit it to git and let the ConfigMap roll out; the gateway reloads it), ' +
+      'or mount it from a writable volume to allow API changes.',
+    'config_read_only',
+  );
+
+/** Throws the 409 unless both the file and its directory (the atomic write's temp file goes there) are writable. */
+async function assertWritable(configFile: string): Promise<void> {
+  try {
+    await access(dirname(configFile), constants.W_OK);
+    await access(configFile, constants.W_OK);
+  } catch (error) {
+    if (READ_ONLY_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw readOnly(configFile);
+    throw error;
+  }
+}
+
+export function createConfigWriter(target: WriteTarget, logger: Logger): ConfigWriter {
+  const { config: holder, store } = target;
+  const instanceId = randomUUID();
+  const file = () => holder.file;
+
+  async function write(configFile: string, text: string, secrets: Secrets | null): Promise<void> {
+    if (secrets) await writeFileAtomic(secretsPathFor(configFile), `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
+    const mode = await stat(configFile).then((s) => s.mode & 0o777, () => 0o644);
+    holder.watcher?.ignoreNextContent(text);
+    await writeFileAtomic(configFile, text, mode);
+  }
+
+  async function reload(loaded: GatewayConfig): Promise<void> {
+    const status = await holder.reload(loaded);
+    if (!status.ok) {
+      logger.error('management change written but not applied', { error: status.error });
+      throw internalError(new Error(status.error ?? 'reload failed'));
+    }
+  }
+
+  /** The file as last parsed or written by this writer (null parse: not editable piecewise). */
+  let memory: { text: string; parsed: ParsedConfig | null } | null = null;
+
+  function remembered(text: string): ParsedConfig | null {
+    if (memory?.text !== text) memory = { text, parsed: parseConfig(text) };
+    return memory.parsed;
+  }
+
+  /**
+   * The edited text and its load. One item edit on a remembered file is applied to a window and
+   * loaded from data; anything else, or anything that path cannot decide (a refusal included,
+   * whose problems only the full load can locate), parses and loads the whole edited file.
+   */
+  function applyEdits(
+    text: string,
+    parsed: ParsedConfig | null,
+    doc: Document | null,
+    edits: readonly ItemEdit[],
+    secrets: Secrets,
+  ): { next: string; loaded: LoadResult; state: ParsedConfig | null } {
+    const state = parsed && edits.length <= 1 ? (edits[0] ? editWindow(parsed, edits[0]) : parsed) : null;
+    const config = state ? loadConfigData(state.raw, holder.env, secrets) : null;
+    if (state && config) return { next: state.text, loaded: { ok: true, config, file: file() }, state };
+    const next = state?.text ?? renderEdited(text, edited(doc ?? parseDocument(text), edits));
+    return { next, loaded: loadConfigText(next, file(), holder.env, secrets), state };
+  }
+
+  function edited(doc: Document, edits: readonly ItemEdit[]): Document {
+    applyToDocument(doc, edits);
+    return doc;
+  }
+
+  return {
+    instanceId,
+    change(edit) {
+      const configFile = file();
+      return serialize(configFile, async () => {
+        const snapshot = holder.current().snapshot;
+        if (!snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
+        const text = await readFile(configFile, 'utf8');
+        const parsed = remembered(text);
+        // Without a remembered parse, the whole document is parsed now and edited after `edit`.
+        const doc = parsed ? null : parseDocument(text);
+        const before = await readSecrets(secretsPathFor(configFile));
+        const items = recordEdits((collection, id) => (parsed ? holdsItem(parsed, collection, id) : indexOf(doc!, collection, id) >= 0));
+        const draft: Draft = { items, secrets: { ...before }, snapshot };
+        const result = await edit(draft);
+        const secretsChanged = JSON.stringify(draft.secrets) !== JSON.stringify(before);
+        const { next, loaded, state } = applyEdits(text, parsed, doc, items.edits, draft.secrets);
+        if (!loaded.ok) {
+          const first = loaded.problems[0];
+          throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
+        }
+        if (next === text && !secretsChanged) return result;
+        await assertWritable(configFile);
+        await write(configFile, next, secretsChanged ? draft.secrets : null).catch((error: NodeJS.ErrnoException) => {
+          throw READ_ONLY_CODES.has(error.code ?? '') ? readOnly(configFile) : error;
+        });
+        // Compared with the file's content at every change, so an outside edit is never lost.
+        memory = state ? { text: next, parsed: state } : null;
+        await reload(loaded.config);
+        const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
+        // Other instances learn of the change within a second; a publish failure must not undo it.
+        if (store.kind === 'redis') {
+          const content = { text: next, secrets: draft.secrets };
+          const message: ChangeMessage = { origin: instanceId, version: configVersion(content), ...(revoked.length ? { revoked } : {}) };
+          await shareConfig(store, target.masterKey, message.version, content)
+            .then(() => store.publish(CONFIG_CHANNEL, JSON.stringify(message)))
+            .catch((error: unknown) => {
+              logger.warn('could not publish config change', { error: String(error) });
+            });
+        }
+        return result;
+      });
+    },
+  };
+}
+
+/**
+ * Applies changes published by other instances: a file that already has the version (shared by
+ * the instances) is reloaded; otherwise the sealed content is read from the state store and this
+ * instance's own copy of the file and secrets is rewritten, then reloaded. Returns the unsubscribe
+ * function.
+ */
+export async function followConfigChanges(target: WriteTarget, writer: ConfigWriter, logger: Logger): Promise<() => Promise<void>> {
+  const { config: holder, store } = target;
+  return store.subscribe(CONFIG_CHANNEL, (raw) => {
+    let message: ChangeMessage;
+    try {
+      message = JSON.parse(raw) as ChangeMessage;
+    } catch {
+      return;
+    }
+    if (message.origin === writer.instanceId || typeof message.version !== 'string') return;
+    const configFile = holder.file;
+    const applied = serialize(configFile, async () => {
+      if (!holder.current().snapshot.config.management.write_back) {
+        logger.warn('ignoring a config change from another instance: management.write_back is false here');
+        return false;
+      }
+      const secretsFile = secretsPathFor(configFile);
+      const text = await readFile(configFile, 'utf8').catch(() => null);
+      const secrets = await readSecrets(secretsFile);
+      if (text === null || configVersion({ text, secrets }) !== message.version) {
+        const shared = await sharedConfig(store, target.masterKey);
+        if (!shared) {
+          logger.warn('cannot apply a config change from another instance: this file differs and the shared copy needs the same GATEWAY_MASTER_KEY (or share gateway.yaml)');
+          return false;
+        }
+        const { content } = shared;
+        if (JSON.stringify(secrets) !== JSON.stringify(content.secrets)) {
+          await writeFileAtomic(secretsFile, `${JSON.stringify(content.secrets, null, 2)}\n`, 0o600);
+        }
+        if (text !== content.text) {
+          holder.watcher?.ignoreNextContent(content.text);
+          await writeFileAtomic(configFile, content.text, await stat(configFile).then((s) => s.mode & 0o777, () => 0o644));
+        }
+      }
+      const status = await holder.reload();
+      if (status.ok) logger.info('applied config change from another instance', { version: message.version });
+      return status.ok;
+    });
+    if (Array.isArray(message.revoked)) holdRevocations(store, message.revoked.filter((h) => typeof h === 'string'), applied);
+    applied.catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));
+  });
+}

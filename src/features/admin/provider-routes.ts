@@ -1,0 +1,61 @@
+/**
+ * /v1/admin/providers (spec 4.2). The upstream api_key given here is stored in the secrets file
+ * beside gateway.yaml; the YAML holds `${secret:provider_<id>_api_key}` and reads mask it.
+ */
+import { providerBudget } from '../../quota/budgets.ts';
+import type { ProviderConfig } from '../../config/types.ts';
+import { conflict } from '../../kernel/errors.ts';
+import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
+import { assertValidResource } from './validate-resource.ts';
+import { providerView } from './views.ts';
+import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
+import { ConfigReference } from '../../config/write/yaml-edit.ts';
+import type { RouteDef } from '../../http/route.ts';
+
+const secretName = (id: string) => `provider_${id}_api_key`;
+
+/**
+ * Moves a clear api_key into the secrets file and leaves the reference in its place. A key that
+ * looks like `${VAR}` is stored as those characters too: the API never reads the environment.
+ */
+function storeSecret(item: Record<string, unknown>, id: string, draft: Draft): void {
+  if (typeof item.api_key !== 'string') return;
+  draft.secrets[secretName(id)] = item.api_key;
+  item.api_key = new ConfigReference(`\${secret:${secretName(id)}}`);
+}
+
+export const providersSpec: ResourceSpec<ProviderConfig> = {
+  path: '/v1/admin/providers',
+  collection: 'providers',
+  budget: providerBudget,
+  object: 'provider',
+  items: (snapshot) => snapshot.config.providers,
+  view: providerView,
+  create(body, draft) {
+    const fields = withoutReadOnly(body);
+    const taken = (id: string) => draft.snapshot.providers.has(id);
+    const id = newItemId(fields, 'provider', taken, typeof fields.name === 'string' ? fields.name : '', 'provider');
+    const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
+    item.id = id;
+    assertValidResource('provider', item);
+    storeSecret(item, id, draft);
+    return item;
+  },
+  update(existing, body, draft) {
+    const fields = withoutReadOnly(body, ['id']);
+    assertValidResource('provider', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    storeSecret(fields, existing.id, draft);
+    return fields;
+  },
+  beforeDelete(existing, draft) {
+    const users = draft.snapshot.config.models
+      .filter((m) => m.provider === existing.id || m.deployments?.some((d) => d.provider === existing.id))
+      .map((m) => m.id);
+    if (users.length) {
+      throw conflict(`Provider '${existing.id}' is still used by models: ${users.join(', ')}. Delete or move them first.`, 'provider_in_use');
+    }
+    delete draft.secrets[secretName(existing.id)];
+  },
+};
+
+export const providerRoutes = (writer: ConfigWriter): RouteDef[] => resourceRoutes(providersSpec, writer);

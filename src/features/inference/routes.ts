@@ -1,0 +1,45 @@
+/**
+ * The inference endpoints: read and validate the body once, build the context, and run the
+ * current pipeline. The responses interface translates to the chat shape before the pipeline
+ * (see routes/responses.ts).
+ */
+import { compileBodyValidator } from './validate-body.ts';
+import type { Gateway } from '../../pipeline/gateway.ts';
+import { createContext, type Endpoint } from '../../pipeline/context.ts';
+import { missingApiKey } from '../../kernel/errors.ts';
+import type { ChatRequest } from '../../providers/openai-types.ts';
+import { readJson } from '../../http/read-body.ts';
+import { clientSignal } from '../../http/client-signal.ts';
+import chatSchema from '../../../schemas/api/chat-completions.schema.json' with { type: 'json' };
+import embeddingsSchema from '../../../schemas/api/embeddings.schema.json' with { type: 'json' };
+import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
+
+export const validateChatBody = compileBodyValidator<ChatRequest>(chatSchema);
+
+/** Turns a validated client body into the chat-shaped request the pipeline runs on. */
+export type BodyAdapter = (body: unknown) => ChatRequest;
+
+export async function handleInference(gateway: Gateway, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
+  const { snapshot, pipeline } = gateway.config.current();
+  // Refuse anonymous calls before reading a body we would throw away.
+  if (!request.headers.get('authorization')) throw missingApiKey();
+  const raw = await readJson(request, snapshot.config.server.body_limit);
+  const body = toChat(raw.value);
+  const ctx = createContext({
+    request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
+  });
+  return pipeline.run(ctx);
+}
+
+// A shallow copy: the pipeline sets top-level defaults, while the log keeps the body as sent.
+// Object.assign rather than a spread, which on Node 20 kept request bodies alive through
+// young-generation GCs (see routing/call.ts).
+const validateEmbeddingsBody = compileBodyValidator<EmbeddingsRequest>(embeddingsSchema);
+
+/**
+ * The embeddings body runs through the same pipeline as chat: the steps read `model`,
+ * `fallbacks` and `user` alike; the route and upstream steps take the embeddings path.
+ */
+export const embeddingsBody: BodyAdapter = (raw) => Object.assign({}, validateEmbeddingsBody(raw)) as unknown as ChatRequest;
+
+export const chatBody: BodyAdapter = (raw) => Object.assign({}, validateChatBody(raw));

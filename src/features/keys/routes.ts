@@ -1,0 +1,157 @@
+/**
+ * /v1/api-keys (spec 4.1, CONTRACT Identity). A key belongs to an account; non-admins see and
+ * change only their own account's keys (others' are 404, not 403, so ids do not leak). The full
+ * `sk-bf-` key is returned only by create and rotate; the file keeps its sha256 and last 4 chars.
+ */
+import { randomBytes } from 'node:crypto';
+import type { KeyConfig } from '../../config/types.ts';
+import { hashApiKey } from '../../config/keys.ts';
+import { ADMIN_ACCOUNT_ID } from '../../config/checks.ts';
+import { conflict, forbidden, invalidValue, notFound } from '../../kernel/errors.ts';
+import { isAdmin } from '../../pipeline/principal.ts';
+import { nowIso, withoutReadOnly } from '../admin/crud.ts';
+import { assertObjectBody, assertValidResource } from '../admin/validate-resource.ts';
+import { keyView } from '../admin/views.ts';
+import type { ConfigWriter } from '../../config/write/write-back.ts';
+import { isPlainObject } from '../../config/write/yaml-edit.ts';
+import { json, type ApiContext, type RouteDef } from '../../http/route.ts';
+
+/** A new key: `sk-bf-` + 32 random bytes (base64url, 43 chars). */
+export function generateApiKey(): string {
+  return `sk-bf-${randomBytes(32).toString('base64url')}`;
+}
+
+const hintOf = (key: string) => key.slice(-4);
+
+function visibleKeys(ctx: ApiContext): KeyConfig[] {
+  const all = ctx.runtime.current().config.keys;
+  if (!isAdmin(ctx.principal)) return all.filter((k) => k.account === ctx.principal.accountId);
+  const account = ctx.query.get('account_id');
+  return account ? all.filter((k) => k.account === account) : all;
+}
+
+function findKey(ctx: ApiContext, id: string): KeyConfig {
+  const key = ctx.runtime.current().keysById.get(id);
+  if (!key || (!isAdmin(ctx.principal) && key.account !== ctx.principal.accountId)) throw notFound(`No API key with id '${id}'.`);
+  return key;
+}
+
+/** The permissions object of a body, merged over `base`, validated as in the file. */
+function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0, quota_limit: 0 }) {
+  if (body.permissions === undefined) return undefined;
+  if (!isPlainObject(body.permissions)) throw invalidValue('`permissions` must be an object.', 'permissions');
+  return { ...base, ...body.permissions };
+}
+
+export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/v1/api-keys',
+      access: 'key',
+      async handler(ctx) {
+        return { object: 'list', data: await Promise.all(visibleKeys(ctx).map((k) => keyView(k, ctx.runtime))) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/api-keys/:id',
+      access: 'key',
+      handler: (ctx) => keyView(findKey(ctx, ctx.params.id!), ctx.runtime),
+    },
+    {
+      method: 'POST',
+      path: '/v1/api-keys',
+      access: 'key',
+      async handler(ctx) {
+        assertObjectBody(ctx.body);
+        const body = withoutReadOnly(ctx.body, ['key', 'id']);
+        let account = ctx.principal.accountId;
+        if (body.account_id !== undefined) {
+          if (typeof body.account_id !== 'string') throw invalidValue('`account_id` must be a string.', 'account_id');
+          if (body.account_id !== account && !isAdmin(ctx.principal)) throw forbidden('Only an admin may create keys for another account.', 'admin_required');
+          account = body.account_id;
+        }
+        delete body.account_id;
+        const full = generateApiKey();
+        const id = `key_${randomBytes(8).toString('hex')}`;
+        await writer.change((draft) => {
+          if (account !== ADMIN_ACCOUNT_ID && !draft.snapshot.accounts.has(account)) {
+            throw invalidValue(`\`account_id\` names '${account}', which is not a known account.`, 'account_id');
+          }
+          const cap = draft.snapshot.config.management.max_keys_per_account;
+          if (draft.snapshot.config.keys.filter((k) => k.account === account).length >= cap) {
+            throw conflict(`Account '${account}' already has ${cap} API keys, the most one account may hold (management.max_keys_per_account). Delete one first.`, 'key_limit_reached');
+          }
+          const item: Record<string, unknown> = {
+            id,
+            // Only an absent name defaults to the id; a name of another type is refused below.
+            name: body.name === undefined ? id : body.name,
+            key_hash: hashApiKey(full),
+            hint: hintOf(full),
+            account,
+            status: body.status === undefined ? 'active' : body.status,
+            permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
+            created_at: nowIso(),
+          };
+          for (const field of Object.keys(body)) if (!['name', 'status', 'permissions'].includes(field)) item[field] = body[field];
+          assertValidResource('key', item);
+          draft.items.append('keys', item);
+        });
+        return json(await keyView(findKey(ctx, id), ctx.runtime, full), 201);
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/v1/api-keys/:id',
+      access: 'key',
+      async handler(ctx) {
+        assertObjectBody(ctx.body);
+        const id = ctx.params.id!;
+        const existing = findKey(ctx, id);
+        const body = withoutReadOnly(ctx.body, ['key', 'id', 'account_id']);
+        const fields: Record<string, unknown> = {};
+        for (const [field, value] of Object.entries(body)) {
+          if (field === 'permissions') fields.permissions = permissionsOf(body, existing.permissions);
+          else if (field === 'name' || field === 'status') fields[field] = value;
+          else throw invalidValue(`\`${field}\` cannot be changed (name, status and permissions can).`, field);
+        }
+        assertValidResource('key', { ...withoutReadOnly({ ...existing }), ...fields });
+        // Validated merged, written as sent: the file's other permission fields keep their text.
+        if (fields.permissions) fields.permissions = body.permissions;
+        await writer.change((draft) => {
+          if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
+        });
+        return keyView(findKey(ctx, id), ctx.runtime);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/api-keys/:id',
+      access: 'key',
+      async handler(ctx) {
+        const id = ctx.params.id!;
+        findKey(ctx, id);
+        await writer.change((draft) => {
+          if (!draft.items.remove('keys', id)) throw notFound(`No API key with id '${id}' in the configuration file.`);
+        });
+        return { id, object: 'api_key', deleted: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/api-keys/:id/rotate',
+      access: 'key',
+      async handler(ctx) {
+        const id = ctx.params.id!;
+        findKey(ctx, id);
+        const full = generateApiKey();
+        await writer.change((draft) => {
+          const fields = { key_hash: hashApiKey(full), hint: hintOf(full) };
+          if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
+        });
+        return keyView(findKey(ctx, id), ctx.runtime, full);
+      },
+    },
+  ];
+}

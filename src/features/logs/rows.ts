@@ -1,0 +1,143 @@
+/**
+ * Conversions between `LogRecord`, database rows and the API shapes, shared by both stores so
+ * that SQLite and PostgreSQL answer byte-for-byte alike.
+ */
+import { addDecimal, decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
+import { BUCKET_MS, logEndpoint } from './types.ts';
+import type { LogAttempt, LogDetail, LogListItem, LogRecord } from './types.ts';
+
+/** Insert column order (both stores; SQLite adds the two `*_nano` columns at the end). */
+export const LOG_COLUMNS = [
+  'id', 'created_at', 'api_key_id', 'api_key_name', 'account_id', 'group_id', 'provider_id', 'model',
+  'endpoint', 'request_tokens', 'response_tokens', 'cached_tokens', 'reasoning_tokens', 'status',
+  'http_status', 'error_code', 'error_message', 'latency_ms', 'ttft_ms', 'ip', 'user_agent', 'stream',
+  'cache_hit', 'attempts', 'input_cost', 'output_cost', 'currency', 'request', 'response', 'billed',
+  'cache_similarity',
+] as const;
+
+/** Columns of the list query (kept narrow: bodies are never read for lists). */
+export const LIST_COLUMNS =
+  'id, api_key_id, api_key_name, model, request_tokens, response_tokens, status, latency_ms, ip, created_at';
+
+/**
+ * Coerces a record to what the schema accepts, so one odd value (a float token count, a
+ * non-decimal cost) cannot make a whole batch fail over and over.
+ */
+export function normalizeRecord(r: LogRecord): LogRecord {
+  return {
+    ...r,
+    created_at: int(r.created_at),
+    api_key_id: str(r.api_key_id),
+    api_key_name: str(r.api_key_name),
+    account_id: str(r.account_id),
+    group_id: r.group_id ?? null,
+    provider_id: r.provider_id ?? null,
+    model: str(r.model),
+    endpoint: logEndpoint(r.endpoint),
+    request_tokens: int(r.request_tokens),
+    response_tokens: int(r.response_tokens),
+    cached_tokens: int(r.cached_tokens),
+    reasoning_tokens: int(r.reasoning_tokens),
+    status: r.status === 'success' ? 'success' : 'error',
+    http_status: int(r.http_status),
+    error_code: r.error_code ?? null,
+    error_message: r.error_message ?? null,
+    latency_ms: int(r.latency_ms),
+    ttft_ms: r.ttft_ms == null ? null : int(r.ttft_ms),
+    ip: str(r.ip),
+    user_agent: str(r.user_agent),
+    stream: Boolean(r.stream),
+    cache_hit: Boolean(r.cache_hit),
+    cache_similarity: typeof r.cache_similarity === 'number' && Number.isFinite(r.cache_similarity) ? r.cache_similarity : null,
+    attempts: Array.isArray(r.attempts) ? r.attempts : [],
+    input_cost: decimal(r.input_cost),
+    output_cost: decimal(r.output_cost),
+    currency: str(r.currency) || 'CNY',
+    request: bodyText(r.request),
+    response: bodyText(r.response),
+    billed: Boolean(r.billed),
+  };
+}
+
+/** The rollup bucket (15-minute UTC) a record falls in. */
+export function bucketOf(ms: number): number {
+  return Math.floor(ms / BUCKET_MS) * BUCKET_MS;
+}
+
+/** A database row (either store) as a spec 2.5 list item. */
+export function toListItem(row: Record<string, unknown>): LogListItem {
+  return {
+    id: String(row.id),
+    api_key_id: String(row.api_key_id),
+    api_key_name: String(row.api_key_name),
+    model: String(row.model),
+    request_tokens: Number(row.request_tokens),
+    response_tokens: Number(row.response_tokens),
+    status: row.status as LogListItem['status'],
+    latency: Math.round(Number(row.latency_ms)),
+    ip: String(row.ip),
+    created_at: new Date(Number(row.created_at)).toISOString(),
+  };
+}
+
+/** A full database row (either store) as the detail record. */
+export function toDetail(row: Record<string, unknown>): LogDetail {
+  const input = String(row.input_cost);
+  const output = String(row.output_cost);
+  return {
+    ...toListItem(row),
+    request: json(row.request) as LogDetail['request'],
+    response: json(row.response) as LogDetail['response'],
+    error_code: (row.error_code as string | null) ?? null,
+    error_message: (row.error_message as string | null) ?? null,
+    user_agent: String(row.user_agent),
+    account_id: String(row.account_id),
+    group_id: (row.group_id as string | null) ?? null,
+    provider: (row.provider_id as string | null) ?? null,
+    endpoint: row.endpoint as LogDetail['endpoint'],
+    http_status: Number(row.http_status),
+    cached_tokens: Number(row.cached_tokens),
+    reasoning_tokens: Number(row.reasoning_tokens),
+    attempts: (json(row.attempts) as LogAttempt[] | null) ?? [],
+    stream: Boolean(row.stream),
+    cache_hit: Boolean(row.cache_hit),
+    cache: row.cache_hit ? (row.cache_similarity == null ? 'hit' : 'semantic-hit') : null,
+    cache_similarity: row.cache_similarity == null ? null : Number(row.cache_similarity),
+    ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
+    billed: Boolean(row.billed),
+    cost: {
+      input: decimalToNumber(input, 12),
+      output: decimalToNumber(output, 12),
+      total: decimalToNumber(addDecimal(input, output), 12),
+      currency: String(row.currency),
+    },
+  };
+}
+
+/** A body as JSON text; anything that is not a string (an older caller's object) is serialised. */
+function bodyText(v: unknown): string | null {
+  if (v == null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function json(v: unknown): unknown {
+  if (v == null) return null;
+  return typeof v === 'string' ? JSON.parse(v) : v;
+}
+
+function int(v: unknown): number {
+  const n = Math.round(Number(v));
+  return Number.isFinite(n) ? n : 0;
+}
+
+function str(v: unknown): string {
+  return v == null ? '' : String(v);
+}
+
+function decimal(v: unknown): string {
+  try {
+    return fromScaled(toScaled(v as string | number));
+  } catch {
+    return '0';
+  }
+}

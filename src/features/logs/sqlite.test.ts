@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createLogStore } from './log-store.ts';
+import { createSqliteLogStore } from './sqlite.ts';
+import { describeLogStore } from './store.suite.ts';
+import { makeRecord } from './test-records.ts';
+import type { LogStore } from './types.ts';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'gw-logs-'));
+}
+
+/** A store opened in a fresh directory, removed again on cleanup. */
+const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => {
+  const dir = tempDir();
+  const store = await open(dir);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+// What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
+describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
+
+// The synchronous driver the worker wraps, on its own.
+describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
+  const store = createSqliteLogStore({ dataDir });
+  await store.migrate();
+  return store;
+}), 'sqlite');
+
+describe('sqlite log store setup', () => {
+  it('creates gateway.db in WAL mode and records each migration once', async () => {
+    const dir = tempDir();
+    try {
+      const first = await createLogStore({ dataDir: join(dir, 'nested') });
+      await first.close();
+      const again = await createLogStore({ dataDir: join(dir, 'nested') });
+      await again.close();
+      const file = join(dir, 'nested', 'gateway.db');
+      expect(existsSync(file)).toBe(true);
+      const db = new Database(file, { readonly: true });
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
+      expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
+        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
+      ]);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('deletes old rows in several chunks and counts them all', async () => {
+    const dir = tempDir();
+    const store = await createLogStore({ dataDir: dir });
+    try {
+      const base = Date.parse('2024-01-01T00:00:00Z');
+      const records = Array.from({ length: 12_001 }, (_, i) => makeRecord({ id: `log_${i}`, created_at: base + i }));
+      await store.insertBatch(records);
+      expect(await store.deleteOlderThan(base + 11_000)).toBe(11_000);
+      expect((await store.list({}, 1, 1)).total).toBe(1_001);
+      expect(await store.deleteOlderThan(base + 11_000)).toBe(0);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite migrations across processes', () => {
+  it('several processes (cluster workers) migrating one new file at once all succeed', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'gw-sqlite-race-'));
+    try {
+      // All start migrating at the same instant, once loaded, to make them collide.
+      const start = Date.now() + 4000;
+      const script = `import { createLogStore } from './src/features/logs/log-store.ts';
+        while (Date.now() < ${start}) await new Promise((r) => setTimeout(r, 1));
+        const store = await createLogStore({ dataDir: ${JSON.stringify(dir)} });
+        await store.close();`;
+      const codes = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: 'ignore' });
+            child.once('exit', done);
+          }),
+        ),
+      );
+      expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+      const db = new Database(join(dir, 'gateway.db'));
+      const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
+      db.close();
+      expect(versions.length).toBeGreaterThan(0);
+      expect(new Set(versions.map((v) => (v as { version: number }).version)).size).toBe(versions.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

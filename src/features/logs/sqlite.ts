@@ -1,0 +1,220 @@
+/**
+ * The embedded log store: better-sqlite3 at `${dataDir}/gateway.db` (WAL, synchronous=NORMAL).
+ * better-sqlite3 is synchronous and blocks its thread for a whole batch transaction, so the
+ * gateway never runs this on its event loop: sqlite-threaded.ts runs it in a worker thread
+ * (sqlite-worker.ts). Direct use is for that worker, tools and tests.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { makePrivateDirSync, makePrivateFileSync } from '../../kernel/private-files.ts';
+import { fromScaled, toNano } from '../../kernel/decimal.ts';
+import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { sqliteMigrations } from './migrations-sqlite.ts';
+import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
+import { toRollupRow } from './rollup-row.ts';
+
+export interface SqliteLogStoreOptions {
+  /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
+  dataDir?: string;
+  /** Full database path (`:memory:` works for tests). */
+  file?: string;
+}
+
+interface RollupDelta {
+  bucket_ms: number;
+  account_id: string;
+  api_key_id: string;
+  model: string;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_sum: number;
+  input_cost_nano: bigint;
+  output_cost_nano: bigint;
+}
+
+const NANO_PER_UNIT = 9;
+const DELETE_CHUNK = 5_000;
+
+/** Opens (creating if needed) the SQLite log store. Call `migrate()` before use. */
+export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
+  const file = options.file ?? join(options.dataDir ?? './data', 'gateway.db');
+  if (file !== ':memory:') {
+    makePrivateDirSync(join(file, '..'));
+    makePrivateFileSync(file, [`${file}-wal`, `${file}-shm`]);
+  }
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  // 32 MiB of page cache (default 2 MiB): the indexes' right edges and the rollup stay in memory.
+  db.pragma('cache_size = -32768');
+
+  let stmts: ReturnType<typeof prepare> | undefined;
+  const ready = () => (stmts ??= prepare(db));
+
+  return {
+    kind: 'sqlite',
+
+    async migrate() {
+      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+      const applied = new Set(
+        db.prepare('SELECT version FROM schema_migrations').all().map((r) => (r as { version: number }).version),
+      );
+      const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
+      for (const m of sqliteMigrations) {
+        if (applied.has(m.version)) continue;
+        // Cluster workers share the file and may start together: check again under the write
+        // lock (IMMEDIATE), so only the first applies a migration and the others skip it.
+        db.transaction(() => {
+          if (done.get(m.version)) return;
+          db.exec(m.sql);
+          record.run(m.version, m.name, Date.now());
+        }).immediate();
+      }
+      stmts = prepare(db);
+    },
+
+    async insertBatch(records) {
+      if (records.length === 0) return;
+      const s = ready();
+      db.transaction((batch: LogRecord[]) => {
+        const deltas = new Map<string, RollupDelta>();
+        for (const raw of batch) {
+          const r = normalizeRecord(raw);
+          const inNano = toNano(r.input_cost);
+          const outNano = toNano(r.output_cost);
+          const info = s.insert.run(...recordValues(r), inNano, outNano);
+          // Ignored duplicate: the ledger already holds this request; do not count it twice.
+          if (info.changes === 0) continue;
+          addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
+        }
+        for (const d of deltas.values()) {
+          s.upsertRollup.run(
+            d.bucket_ms, d.account_id, d.api_key_id, d.model, d.request_count, d.prompt_tokens,
+            d.completion_tokens, d.prompt_tokens + d.completion_tokens, d.latency_sum,
+            d.input_cost_nano, d.output_cost_nano,
+          );
+        }
+      })(records);
+    },
+
+    async list(filter: LogFilter, page: number, pageSize: number) {
+      const where = logWhere(filter, () => '?');
+      const { limit, offset } = pageWindow(page, pageSize);
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`).get(...where.params) as { n: number }).n;
+      const rows = offset >= total
+        ? []
+        : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
+            ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...where.params, limit, offset);
+      return { items: (rows as Record<string, unknown>[]).map(toListItem), total };
+    },
+
+    async get(id: string) {
+      const row = ready().get.get(id) as Record<string, unknown> | undefined;
+      return row ? toDetail(row) : null;
+    },
+
+    async deleteOlderThan(ms: number) {
+      // Retention may remove millions of rows: delete in chunks and yield between them, so the
+      // synchronous driver never holds the event loop (or the write lock) for long.
+      let total = 0;
+      for (;;) {
+        const n = ready().deleteOlder.run(Math.floor(ms), DELETE_CHUNK).changes;
+        total += n;
+        if (n < DELETE_CHUNK) return total;
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+
+    async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
+      const where = rollupWhere(fromMs, toMs, filter, () => '?');
+      const sums = `SUM(request_count) AS request_count, SUM(prompt_tokens) AS prompt_tokens,
+          SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
+          SUM(latency_sum) AS latency_sum, SUM(input_cost_nano) AS input_cost_nano,
+          SUM(output_cost_nano) AS output_cost_nano`;
+      const perBucket = `SELECT bucket_ms, '' AS model, ${sums} FROM stat_rollup ${where.sql}
+          GROUP BY bucket_ms ORDER BY bucket_ms`;
+      // Per model: first sum per (bucket, model), which streams in primary-key order, then
+      // fold the few remaining rows; a direct GROUP BY model would sort every rollup row.
+      const perModel = `SELECT 0 AS bucket_ms, model, ${sums} FROM (
+          SELECT bucket_ms, model, ${sums}
+          FROM stat_rollup ${where.sql} GROUP BY bucket_ms, model)
+        GROUP BY model ORDER BY model`;
+      const stmt = db.prepare(groupBy === 'model' ? perModel : perBucket);
+      // BigInt results: nano sums pass 2^53 after about nine million yuan.
+      const rows = stmt.safeIntegers(true).all(...where.params) as Record<string, bigint | string>[];
+      return rows.map((r) =>
+        toRollupRow(r, fromScaled(BigInt(r.input_cost_nano!), NANO_PER_UNIT), fromScaled(BigInt(r.output_cost_nano!), NANO_PER_UNIT)),
+      );
+    },
+
+    async ping() {
+      const t0 = performance.now();
+      db.prepare('SELECT 1').get();
+      return performance.now() - t0;
+    },
+
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function prepare(db: Database.Database) {
+  const cols = [...LOG_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
+  return {
+    insert: db.prepare(
+      `INSERT INTO call_logs (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`,
+    ),
+    upsertRollup: db.prepare(`INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count,
+        prompt_tokens, completion_tokens, total_tokens, latency_sum, input_cost_nano, output_cost_nano)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (bucket_ms, account_id, api_key_id, model) DO UPDATE SET
+        request_count = request_count + excluded.request_count,
+        prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+        completion_tokens = completion_tokens + excluded.completion_tokens,
+        total_tokens = total_tokens + excluded.total_tokens,
+        latency_sum = latency_sum + excluded.latency_sum,
+        input_cost_nano = input_cost_nano + excluded.input_cost_nano,
+        output_cost_nano = output_cost_nano + excluded.output_cost_nano`),
+    get: db.prepare('SELECT * FROM call_logs WHERE id = ?'),
+    deleteOlder: db.prepare(
+      'DELETE FROM call_logs WHERE rowid IN (SELECT rowid FROM call_logs WHERE created_at < ? LIMIT ?)',
+    ),
+  };
+}
+
+function recordValues(r: LogRecord): unknown[] {
+  return LOG_COLUMNS.map((c) => {
+    const v = r[c];
+    if (c === 'attempts') return JSON.stringify(v);
+    if (c === 'request' || c === 'response') return v ?? null; // JSON text already
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    return v;
+  });
+}
+
+function addDelta(deltas: Map<string, RollupDelta>, r: LogRecord, inNano: bigint, outNano: bigint): void {
+  const bucket = bucketOf(r.created_at);
+  const key = JSON.stringify([bucket, r.account_id, r.api_key_id, r.model]);
+  let d = deltas.get(key);
+  if (!d) {
+    d = {
+      bucket_ms: bucket, account_id: r.account_id, api_key_id: r.api_key_id, model: r.model,
+      request_count: 0, prompt_tokens: 0, completion_tokens: 0, latency_sum: 0,
+      input_cost_nano: 0n, output_cost_nano: 0n,
+    };
+    deltas.set(key, d);
+  }
+  d.request_count += 1;
+  d.prompt_tokens += r.request_tokens;
+  d.completion_tokens += r.response_tokens;
+  d.latency_sum += r.latency_ms;
+  d.input_cost_nano += inNano;
+  d.output_cost_nano += outNano;
+}

@@ -1,0 +1,208 @@
+/**
+ * The one behaviour suite every LogStore must pass; sqlite.test.ts and postgres.test.ts run it.
+ * Statistics are checked here too, since they read the store's rollups.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { costStats, modelStats, usageStats } from '../statistics/query.ts';
+import type { StatsQuery } from '../statistics/query.ts';
+import { exportStatistics } from '../statistics/export.ts';
+import { makeRecord, statsRecords } from './test-records.ts';
+import type { LogStore } from './types.ts';
+
+export interface StoreHandle {
+  store: LogStore;
+  cleanup(): Promise<void>;
+}
+
+const byId = (id: string) => statsRecords.find((r) => r.id === id)!;
+const q = (over: Partial<StatsQuery>): StatsQuery => ({
+  start_date: '2024-03-01', end_date: '2024-03-31', timezone: 'UTC', group_by: 'day', ...over,
+});
+
+/** `name` titles the suite; `kind` is what the store must report (default: the name). */
+export function describeLogStore(name: string, open: () => Promise<StoreHandle>, kind: string = name): void {
+  describe(`LogStore contract: ${name}`, () => {
+    let handle: StoreHandle;
+    let store: LogStore;
+
+    beforeEach(async () => {
+      handle = await open();
+      store = handle.store;
+      await store.insertBatch(statsRecords);
+    });
+    afterEach(async () => {
+      await handle.cleanup();
+    });
+
+    it('lists newest first with the spec list fields', async () => {
+      const { items, total } = await store.list({}, 1, 100);
+      expect(total).toBe(6);
+      expect(items.map((i) => i.id)).toEqual(['log_D', 'log_C', 'log_B', 'log_F', 'log_E', 'log_A']);
+      expect(items[0]).toEqual({
+        id: 'log_D', api_key_id: 'k3', api_key_name: 'Key three', model: 'm2', request_tokens: 7,
+        response_tokens: 3, status: 'success', latency: 50, ip: '127.0.0.1', created_at: '2024-03-31T20:00:00.000Z',
+      });
+    });
+
+    it('filters by each field and by an inclusive time window', async () => {
+      const ids = async (f: Parameters<LogStore['list']>[0]) => (await store.list(f, 1, 100)).items.map((i) => i.id);
+      expect(await ids({ api_key_id: 'k2' })).toEqual(['log_B', 'log_F']);
+      expect(await ids({ model: 'm2' })).toEqual(['log_D', 'log_B']);
+      expect(await ids({ status: 'error' })).toEqual(['log_E']);
+      expect(await ids({ status: 'success', model: 'm1' })).toEqual(['log_C', 'log_F', 'log_A']);
+      expect(await ids({ account_id: 'a2' })).toEqual(['log_D']);
+      expect(await ids({ start_time: byId('log_F').created_at, end_time: byId('log_C').created_at })).toEqual([
+        'log_C', 'log_B', 'log_F',
+      ]);
+      expect(await ids({ api_key_id: 'nobody' })).toEqual([]);
+    });
+
+    it('paginates with the total of the whole filter, and past the end gives no items', async () => {
+      expect(await store.list({}, 2, 4)).toMatchObject({ total: 6, items: [{ id: 'log_E' }, { id: 'log_A' }] });
+      expect(await store.list({}, 3, 4)).toEqual({ total: 6, items: [] });
+      expect(await store.list({ model: 'm1' }, 2, 2)).toMatchObject({ total: 4, items: [{ id: 'log_E' }, { id: 'log_A' }] });
+    });
+
+    it('returns the detail record, and null for an unknown id', async () => {
+      const record = makeRecord({
+        id: 'log_detail', created_at: Date.parse('2024-05-01T00:00:00Z'), request: JSON.stringify({ messages: [{ role: 'user', content: 'hi "x"' }], temperature: 0.7 }),
+        response: JSON.stringify({ choices: [{ index: 0 }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }),
+        attempts: [{ model: 'm0', provider: 'p0', status: 503, error_code: 'upstream_unavailable', latency_ms: 5 },
+          { model: 'm1', provider: 'p1', status: 200, error_code: null, latency_ms: 9 }],
+        stream: true, cache_hit: true, cache_similarity: 0.97, ttft_ms: 42, input_cost: '0.1', output_cost: '0.2', user_agent: 'ua/1',
+        group_id: 'g1', endpoint: 'responses', cached_tokens: 2, reasoning_tokens: 1,
+      });
+      await store.insertBatch([record]);
+      expect(await store.get('log_detail')).toEqual({
+        id: 'log_detail', api_key_id: 'k1', api_key_name: 'Key one', model: 'm1', request: JSON.parse(record.request!),
+        response: JSON.parse(record.response!), status: 'success', error_code: null, error_message: null, latency: 10,
+        ip: '127.0.0.1', user_agent: 'ua/1', created_at: '2024-05-01T00:00:00.000Z', account_id: 'a1', group_id: 'g1',
+        provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
+        cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true,
+        cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42,
+        billed: true, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
+      });
+      expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null });
+      expect(await store.get('log_nope')).toBeNull();
+    });
+
+    it('ignores a duplicate id: one ledger row and one count in the statistics', async () => {
+      await store.insertBatch([{ ...byId('log_A'), request_tokens: 999_999, input_cost: '100' }, byId('log_C')]);
+      await store.insertBatch([makeRecord({ id: 'log_dup', created_at: Date.parse('2024-03-05T00:00:00Z') }),
+        makeRecord({ id: 'log_dup', created_at: Date.parse('2024-03-05T00:00:00Z') })]);
+      expect((await store.list({}, 1, 100)).total).toBe(7);
+      expect((await store.get('log_A'))!.request_tokens).toBe(100);
+      const usage = await usageStats(store, q({}));
+      expect(usage.summary).toEqual({ total_tokens: 1683, prompt_tokens: 1121, completion_tokens: 562, request_count: 7 });
+      expect((await costStats(store, q({}))).summary.total_input_cost).toBe(1.51);
+    });
+
+    it('stores request and response as null when request logging is off', async () => {
+      await store.insertBatch([makeRecord({ id: 'log_quiet', request: null, response: null })]);
+      expect(await store.get('log_quiet')).toMatchObject({ request: null, response: null });
+    });
+
+    it('deletes logs older than a cutoff but keeps the statistics', async () => {
+      expect(await store.deleteOlderThan(byId('log_C').created_at)).toBe(4);
+      expect((await store.list({}, 1, 10)).items.map((i) => i.id)).toEqual(['log_D', 'log_C']);
+      expect((await usageStats(store, q({}))).summary.request_count).toBe(6);
+    });
+
+    it('computes usage per UTC day', async () => {
+      expect(await usageStats(store, q({}))).toEqual({
+        object: 'usage',
+        data: [
+          { date: '2024-03-01', total_tokens: 171, prompt_tokens: 113, completion_tokens: 58, request_count: 4, avg_latency: 83 },
+          { date: '2024-03-02', total_tokens: 1500, prompt_tokens: 1000, completion_tokens: 500, request_count: 1, avg_latency: 300 },
+          { date: '2024-03-31', total_tokens: 10, prompt_tokens: 7, completion_tokens: 3, request_count: 1, avg_latency: 50 },
+        ],
+        summary: { total_tokens: 1681, prompt_tokens: 1120, completion_tokens: 561, request_count: 6 },
+      });
+    });
+
+    it('computes usage per local day in Asia/Shanghai, with exact day boundaries', async () => {
+      expect(await usageStats(store, q({ timezone: 'Asia/Shanghai' }))).toEqual({
+        object: 'usage',
+        data: [
+          { date: '2024-03-01', total_tokens: 152, prompt_tokens: 101, completion_tokens: 51, request_count: 2, avg_latency: 105 },
+          { date: '2024-03-02', total_tokens: 1519, prompt_tokens: 1012, completion_tokens: 507, request_count: 3, avg_latency: 140 },
+        ],
+        summary: { total_tokens: 1671, prompt_tokens: 1113, completion_tokens: 558, request_count: 5 },
+      });
+      const oneDay = await usageStats(store, q({ timezone: 'Asia/Shanghai', start_date: '2024-03-02', end_date: '2024-03-02' }));
+      expect(oneDay.summary.request_count).toBe(3);
+    });
+
+    it('groups by local month', async () => {
+      const usage = await usageStats(store, q({ timezone: 'Asia/Shanghai', end_date: '2024-04-01', group_by: 'month' }));
+      expect(usage.data.map((d) => [(d as { date: string }).date, d.total_tokens, d.request_count])).toEqual([
+        ['2024-03', 1671, 5],
+        ['2024-04', 10, 1],
+      ]);
+      const cost = await costStats(store, q({ group_by: 'month' }));
+      expect(cost.data).toEqual([{ date: '2024-03', input_cost: 1.51, output_cost: 2.82, total_cost: 4.33 }]);
+    });
+
+    it('computes exact cost per day, billed calls only', async () => {
+      expect(await costStats(store, q({ currency: 'CNY' }))).toEqual({
+        object: 'cost',
+        currency: 'CNY',
+        data: [
+          { date: '2024-03-01', input_cost: 0.21, output_cost: 0.42, total_cost: 0.63 },
+          { date: '2024-03-02', input_cost: 1, output_cost: 2, total_cost: 3 },
+          { date: '2024-03-31', input_cost: 0.3, output_cost: 0.4, total_cost: 0.7 },
+        ],
+        summary: { total_input_cost: 1.51, total_output_cost: 2.82, total_cost: 4.33 },
+      });
+    });
+
+    it('groups usage and cost by model with a model key', async () => {
+      const usage = await usageStats(store, q({ group_by: 'model' }));
+      expect(usage.data).toEqual([
+        { model: 'm1', total_tokens: 1656, prompt_tokens: 1103, completion_tokens: 553, request_count: 4, avg_latency: 133 },
+        { model: 'm2', total_tokens: 25, prompt_tokens: 17, completion_tokens: 8, request_count: 2, avg_latency: 75 },
+      ]);
+      const cost = await costStats(store, q({ group_by: 'model' }));
+      expect(cost.data).toEqual([
+        { model: 'm1', input_cost: 1.2, output_cost: 2.4, total_cost: 3.6 },
+        { model: 'm2', input_cost: 0.31, output_cost: 0.42, total_cost: 0.73 },
+      ]);
+    });
+
+    it('gives per-model shares that sum to 100', async () => {
+      const models = await modelStats(store, q({}));
+      expect(models).toEqual({
+        object: 'model_usage',
+        data: [
+          { model: 'm1', request_count: 4, total_tokens: 1656, cost: 3.6, percentage: 98.51 },
+          { model: 'm2', request_count: 2, total_tokens: 25, cost: 0.73, percentage: 1.49 },
+        ],
+      });
+      expect(models.data.reduce((s, m) => s + m.percentage, 0)).toBeCloseTo(100, 6);
+      expect(await modelStats(store, q({ start_date: '2023-01-01', end_date: '2023-01-02' }))).toEqual({ object: 'model_usage', data: [] });
+    });
+
+    it('filters statistics by api key and by account', async () => {
+      const k2 = await usageStats(store, q({ api_key_id: 'k2' }));
+      expect(k2.summary).toEqual({ total_tokens: 19, prompt_tokens: 12, completion_tokens: 7, request_count: 2 });
+      const a2 = await costStats(store, q({ account_id: 'a2' }));
+      expect(a2.summary).toEqual({ total_input_cost: 0.3, total_output_cost: 0.4, total_cost: 0.7 });
+      const none = await usageStats(store, q({ account_id: 'a2', api_key_id: 'k1' }));
+      expect(none).toEqual({ object: 'usage', data: [], summary: { total_tokens: 0, prompt_tokens: 0, completion_tokens: 0, request_count: 0 } });
+    });
+
+    it('exports a statistics result as CSV with its data fields as header', async () => {
+      const csv = await exportStatistics(store, 'cost', q({}));
+      expect(csv.body).toBe(
+        'date,input_cost,output_cost,total_cost\r\n2024-03-01,0.21,0.42,0.63\r\n2024-03-02,1,2,3\r\n2024-03-31,0.3,0.4,0.7\r\n',
+      );
+      const models = await exportStatistics(store, 'models', q({}));
+      expect(models.body.split('\r\n')[0]).toBe('model,request_count,total_tokens,cost,percentage');
+    });
+
+    it('answers ping and names its kind', async () => {
+      expect(store.kind).toBe(kind);
+      expect(await store.ping()).toBeGreaterThanOrEqual(0);
+    });
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Prometheus metrics (prom-client) on a per-gateway Registry (never the global default, so
+ * several gateways in one process, as in tests, keep separate counts). Fed once per finished
+ * exchange by the log step's onComplete, off the request path.
+ */
+import { Counter, Gauge, Registry } from 'prom-client';
+import { isBilled } from '../logs/billing.ts';
+import type { CallObserver } from '../../plugins/log.ts';
+import { summedCounter, summedHistogram } from './summed.ts';
+
+export interface MetricsService extends CallObserver {
+  readonly registry: Registry;
+  /** A gauge read at scrape time (e.g. the log queue depth). */
+  gauge(name: string, help: string, read: () => number): void;
+  render(): Promise<{ body: string; contentType: string }>;
+}
+
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const TTFT_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
+
+/** Refusals the gateway itself made (no upstream attempt), by error code. */
+const REJECTIONS: Record<string, string> = {
+  rate_limit_exceeded: 'rate_limit',
+  insufficient_quota: 'quota',
+  // The concurrency step answers 503 when no slot frees within api.queue_timeout_ms.
+  queue_timeout: 'concurrency',
+};
+
+export function createMetrics(prefix = 'gateway_'): MetricsService {
+  const registry = new Registry();
+  const requests = summedCounter({
+    name: `${prefix}requests_total`,
+    help: 'Inference requests by model, provider and HTTP status.',
+    labelNames: ['model', 'provider', 'status'],
+    registers: [registry],
+  });
+  const latency = summedHistogram({
+    name: `${prefix}request_duration_seconds`,
+    help: 'Time from request to last byte.',
+    buckets: LATENCY_BUCKETS,
+    registry,
+  });
+  const ttft = summedHistogram({
+    name: `${prefix}time_to_first_token_seconds`,
+    help: 'Time to the first streamed content chunk.',
+    buckets: TTFT_BUCKETS,
+    registry,
+  });
+  const tokens = summedCounter({
+    name: `${prefix}tokens_total`,
+    help: 'Tokens by model, provider and kind (prompt, completion).',
+    labelNames: ['model', 'provider', 'kind'],
+    registers: [registry],
+  });
+  const cost = summedCounter({
+    name: `${prefix}cost_total`,
+    help: 'Billed cost by model and currency.',
+    labelNames: ['model', 'provider', 'currency'],
+    registers: [registry],
+  });
+  const upstreamErrors = new Counter({
+    name: `${prefix}upstream_errors_total`,
+    help: 'Failed upstream attempts by provider and status (0 = connect error or timeout).',
+    labelNames: ['provider', 'status'],
+    registers: [registry],
+  });
+  const fallbacks = new Counter({
+    name: `${prefix}fallbacks_total`,
+    help: 'Attempts on another target after a failure (retries excluded).',
+    labelNames: ['model'],
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: `${prefix}upstream_retries_total`,
+    help: 'Retries on the same target.',
+    labelNames: ['provider'],
+    registers: [registry],
+  });
+  const rejections = new Counter({
+    name: `${prefix}rejections_total`,
+    help: 'Requests refused by the gateway: rate limit, quota or concurrency.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    observe({ model, outcome, record }) {
+      const provider = outcome.served?.provider ?? '';
+      const labels = { model, provider };
+      const labelsOf = () => labels;
+      // Series keys: the label values joined by a character no model or provider id contains.
+      const series = `${model}\u0000${provider}\u0000`;
+      const status = String(outcome.status);
+      requests.add(series + status, () => ({ ...labels, status }), 1);
+      latency.observe(series, labelsOf, outcome.durationMs / 1000);
+      if (outcome.ttfbMs !== undefined) ttft.observe(series, labelsOf, outcome.ttfbMs / 1000);
+      if (record) {
+        if (record.request_tokens) tokens.add(`${series}prompt`, () => ({ ...labels, kind: 'prompt' }), record.request_tokens);
+        if (record.response_tokens) tokens.add(`${series}completion`, () => ({ ...labels, kind: 'completion' }), record.response_tokens);
+        if (isBilled(record)) {
+          // A Prometheus counter is a float anyway: the exact decimal cost lives in the call log.
+          const amount = (record.request_tokens * record.input_price + record.response_tokens * record.output_price) / 1000;
+          const currency = record.currency;
+          if (amount > 0) cost.add(series + currency, () => ({ ...labels, currency }), amount);
+        }
+      }
+      for (const attempt of outcome.attempts) {
+        if (attempt.status < 200 || attempt.status >= 300) upstreamErrors.inc({ provider: attempt.provider, status: String(attempt.status) });
+        if (attempt.kind === 'fallback') fallbacks.inc({ model: attempt.model });
+        else if (attempt.kind === 'retry') retries.inc({ provider: attempt.provider });
+      }
+      if (!outcome.attempts.some((a) => a.kind) && outcome.attempts.length > 1) {
+        // Attempts without a kind: every change of target after the first is a fallback.
+        for (let i = 1; i < outcome.attempts.length; i++) {
+          const a = outcome.attempts[i]!;
+          const prev = outcome.attempts[i - 1]!;
+          if (a.model !== prev.model || a.provider !== prev.provider) fallbacks.inc({ model: a.model });
+        }
+      }
+      const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
+      if (reason) rejections.inc({ reason });
+    },
+    gauge(name, help, read) {
+      new Gauge({
+        name: `${prefix}${name}`,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    },
+    async render() {
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}

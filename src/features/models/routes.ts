@@ -1,0 +1,53 @@
+/**
+ * `GET /api/v1/models` (OpenAI's models list, which SDK users call before anything else): the
+ * identifiers this caller may route to, i.e. active model configs and `provider/model` names of
+ * active providers, filtered by the key's and the group's model allow-lists.
+ */
+import { modelAllowed } from '../../auth/model-patterns.ts';
+import type { Principal } from '../../pipeline/principal.ts';
+import type { Snapshot } from '../../config/snapshot.ts';
+import { defineRoutes } from '../../http/route.ts';
+
+interface ModelEntry {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
+const unix = (iso?: string) => (iso ? Math.floor(Date.parse(iso) / 1000) || 0 : 0);
+
+export function routableModels(snapshot: Snapshot): ModelEntry[] {
+  const entries = new Map<string, ModelEntry>();
+  for (const model of snapshot.models.values()) {
+    const provider = snapshot.providers.get(model.provider);
+    if (model.status !== 'active' || provider?.status !== 'active') continue;
+    entries.set(model.id, { id: model.id, object: 'model', created: unix(model.created_at), owned_by: provider.id });
+  }
+  for (const provider of snapshot.providers.values()) {
+    if (provider.status !== 'active') continue;
+    for (const name of provider.models) {
+      const id = `${provider.id}/${name}`;
+      if (!entries.has(id)) entries.set(id, { id, object: 'model', created: unix(provider.created_at), owned_by: provider.id });
+    }
+  }
+  return [...entries.values()];
+}
+
+function permitted(principal: Principal, snapshot: Snapshot, id: string): boolean {
+  if (principal.kind === 'master') return true;
+  const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
+  return modelAllowed(id, principal.key?.permissions.models ?? []) && modelAllowed(id, group?.models ?? []);
+}
+
+export const modelListRoutes = defineRoutes([
+  {
+    method: 'GET',
+    path: '/api/v1/models',
+    access: 'key',
+    handler({ runtime, principal }) {
+      const snapshot = runtime.current();
+      return { object: 'list', data: routableModels(snapshot).filter((m) => permitted(principal, snapshot, m.id)) };
+    },
+  },
+]);

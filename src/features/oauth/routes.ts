@@ -1,0 +1,64 @@
+/**
+ * Mounts the OAuth server into the h3 app: our interaction pages, then oidc-provider's own
+ * Node handler for everything else under /oauth and for the discovery document. Nothing in front
+ * of the provider reads the body: it parses the raw request itself.
+ */
+import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
+import type Provider from 'oidc-provider';
+import type { SecurityService } from '../security/service.ts';
+import { safe } from '../../http/handle.ts';
+import { OAUTH_ROUTES } from './provider.ts';
+import { routeNotFound } from '../../kernel/errors.ts';
+import type { Logger } from '../../pipeline/types.ts';
+import type { Runtime } from '../../pipeline/runtime.ts';
+import { requestIp } from '../../http/client-ip.ts';
+import { refusedFor } from '../../http/request-limit.ts';
+import { errorPage, html } from './views.ts';
+import { fromAcceptLanguage } from '../../i18n/language.ts';
+import { createInteractionHandlers } from './interaction-routes.ts';
+
+/**
+ * Registers `/oauth/interaction/:uid` (GET form, POST submit), `/oauth/**` and
+ * `/.well-known/openid-configuration`, each limited per client address (http/request-limit.ts):
+ * the pages answer an HTML page, the provider's endpoints the OAuth error form.
+ */
+export function mountOAuth(app: H3, provider: Provider, runtime: Runtime, security: SecurityService, logger: Logger): void {
+  const interaction = createInteractionHandlers(provider, runtime, security, logger);
+  const ipOf = (event: H3Event) => requestIp(event.req, runtime.current().config.server.trusted_proxies);
+  const page = (handle: (event: H3Event) => Promise<Response>) =>
+    safe(logger, async (event: H3Event) => {
+      const refused = await refusedFor(runtime, ipOf(event), null);
+      if (!refused) return handle(event);
+      const answer = html(errorPage(fromAcceptLanguage(event.req.headers.get('accept-language')), 'tooManyRequests'), 429);
+      answer.headers.set('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterS))));
+      return answer;
+    });
+  app.get('/oauth/interaction/:uid', page((event) => interaction.show(event)));
+  app.post('/oauth/interaction/:uid', page((event) => interaction.submit(event)));
+  // srvx's Node adapter hands us http1 IncomingMessage/ServerResponse pairs, which is what Koa expects.
+  const callback = fromNodeHandler(provider.callback() as unknown as NodeHandler);
+  // Only the provider's own endpoints (and their sub-paths) reach it: for anything else its Koa
+  // app would answer a plain-text "Not Found" instead of our error shape.
+  const served = Object.values(OAUTH_ROUTES);
+  const isServed = (path: string) => served.some((route) => path === route || path.startsWith(`${route}/`));
+  /** A provider endpoint behind the per-address limit; over it, the OAuth error form. */
+  const endpoint = (handle: (event: H3Event) => Promise<Response>) =>
+    safe(logger, async (event: H3Event) => {
+      const refused = await refusedFor(runtime, ipOf(event), null);
+      if (!refused) return handle(event);
+      // RFC 6749 has no rate-limit error; temporarily_unavailable is the closest it defines.
+      return new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Too many requests from this address. Retry later.' }), {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterS))) },
+      });
+    });
+  app.all(
+    '/oauth/**',
+    endpoint(async (event: H3Event) => {
+      const { pathname } = event.url;
+      if (!isServed(pathname)) throw routeNotFound(event.req.method, pathname);
+      return callback(event) as Promise<Response>;
+    }),
+  );
+  app.all('/.well-known/openid-configuration', endpoint((event: H3Event) => callback(event) as Promise<Response>));
+}

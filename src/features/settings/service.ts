@@ -1,0 +1,104 @@
+/**
+ * Account settings (spec 2.6), persisted per account in the state store under
+ * `gw:settings:<account>` (so every instance sharing Redis reads the same), with an in-process
+ * cache on the hot path (the auth step reads settings on every call).
+ *
+ * What is stored is the account's own changes (a patch), merged over the gateway's `settings:`
+ * defaults at read time: fields an account never set follow the configured defaults.
+ *
+ * Cache coherence: a change is published on `gw:settings:changed`; every instance drops that
+ * account's entry. Entries also expire after `cacheTtlMs`, bounding staleness if a message is
+ * lost (for instance while Redis is down and the store has failed over to memory).
+ */
+import type { SettingsReader } from '../../auth/account-policy.ts';
+import type { AccountSettings } from '../../config/types.ts';
+import type { Logger } from '../../pipeline/types.ts';
+import type { StateStore } from '../../store/types.ts';
+import { applyPatch, mergePatches, type SettingsPatch } from './validate.ts';
+
+export const SETTINGS_CHANNEL = 'gw:settings:changed';
+export const settingsKey = (accountId: string) => `gw:settings:${accountId}`;
+
+export interface SettingsService extends SettingsReader {
+  /** Applies a validated patch; returns the whole resulting settings. */
+  update(accountId: string, patch: SettingsPatch, defaults: AccountSettings): Promise<AccountSettings>;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  patch: SettingsPatch;
+  at: number;
+}
+
+export async function createSettingsService(store: StateStore, logger: Logger, options: { cacheTtlMs?: number } = {}): Promise<SettingsService> {
+  const ttl = options.cacheTtlMs ?? 30_000;
+  const cache = new Map<string, Entry>();
+  // Coalesces concurrent misses for one account into one store read.
+  const loading = new Map<string, Promise<SettingsPatch>>();
+  // Serialises updates per account within this instance (read-modify-write of the patch).
+  const writing = new Map<string, Promise<unknown>>();
+
+  const unsubscribe = await store
+    .subscribe(SETTINGS_CHANNEL, (accountId) => cache.delete(accountId))
+    .catch((error) => {
+      logger.warn('settings: no change notifications; relying on the cache TTL', { error: String(error) });
+      return async () => {};
+    });
+
+  async function read(accountId: string): Promise<SettingsPatch> {
+    const raw = await store.get(settingsKey(accountId));
+    if (!raw) return {};
+    try {
+      return JSON.parse(raw) as SettingsPatch;
+    } catch {
+      logger.warn('settings: unreadable stored settings ignored', { account: accountId });
+      return {};
+    }
+  }
+
+  async function patchOf(accountId: string): Promise<SettingsPatch> {
+    const hit = cache.get(accountId);
+    if (hit && Date.now() - hit.at < ttl) return hit.patch;
+    let pending = loading.get(accountId);
+    if (!pending) {
+      pending = read(accountId)
+        .then((patch) => {
+          cache.set(accountId, { patch, at: Date.now() });
+          return patch;
+        })
+        .finally(() => loading.delete(accountId));
+      loading.set(accountId, pending);
+    }
+    return pending;
+  }
+
+  return {
+    async get(accountId, defaults) {
+      const patch = await patchOf(accountId);
+      return Object.keys(patch).length ? applyPatch(defaults, patch) : defaults;
+    },
+
+    update(accountId, patch, defaults) {
+      const previous = writing.get(accountId) ?? Promise.resolve();
+      const next = previous.catch(() => {}).then(async () => {
+        const merged = mergePatches(await read(accountId), patch);
+        await store.set(settingsKey(accountId), JSON.stringify(merged));
+        cache.set(accountId, { patch: merged, at: Date.now() });
+        await store.publish(SETTINGS_CHANNEL, accountId).catch((error) => {
+          logger.warn('settings: change not announced', { account: accountId, error: String(error) });
+        });
+        return applyPatch(defaults, merged);
+      });
+      writing.set(accountId, next);
+      void next.finally(() => {
+        if (writing.get(accountId) === next) writing.delete(accountId);
+      }).catch(() => {});
+      return next;
+    },
+
+    async close() {
+      await unsubscribe();
+      cache.clear();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The built-in steps by name, for the pipeline builder (boot hands this table in). Their names
+ * and default order are written once, in src/config/checks.ts; the type below makes a step
+ * named there without a definition here (or the other way round) a compile error. Custom
+ * plugins are loaded from the module named in `pipeline:` and are never added here.
+ */
+import type { BUILTIN_STEPS, OPTIONAL_STEPS } from '../config/checks.ts';
+import type { PluginDefinition } from '../pipeline/types.ts';
+import auth from './auth.ts';
+import cache from './cache.ts';
+import concurrency from './concurrency.ts';
+import log from './log.ts';
+import permission from './permission.ts';
+import rateLimit from './rate-limit.ts';
+import route from './route.ts';
+import semanticCache from './semantic-cache.ts';
+import upstream from './upstream.ts';
+
+type BuiltinStep = (typeof BUILTIN_STEPS)[number] | (typeof OPTIONAL_STEPS)[number];
+
+const definitions: Record<BuiltinStep, PluginDefinition<any>> = {
+  log,
+  auth,
+  permission,
+  route,
+  'rate-limit': rateLimit,
+  cache,
+  concurrency,
+  upstream,
+  'semantic-cache': semanticCache,
+};
+
+export const builtinPlugins: ReadonlyMap<string, PluginDefinition<any>> = new Map(Object.entries(definitions));
