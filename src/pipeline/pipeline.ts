@@ -9,7 +9,7 @@ import { compose } from './compose.ts';
 import type { GatewayContext } from './context.ts';
 import { clientClosed, errorResponse, GatewayError, internalError, toGatewayError } from '../kernel/errors.ts';
 import { loadPluginDefinition, validateOptions, type BuiltinPlugins } from './load-plugin.ts';
-import { kOnBodyEnd, type ReportsEnd } from './render.ts';
+import { onAnswerEnd } from './body-end.ts';
 import type { Next, PluginDefinition, PluginDeps, PluginInstance, Step } from './types.ts';
 import { orderProblems } from './order.ts';
 import { ConfigPathError } from '../config/problems.ts';
@@ -86,24 +86,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         for (const [name, value] of ctx.responseHeaders) if (!response.headers.has(name)) response.headers.set(name, value);
       }
       ctx.outcome.status = response.status;
-      // Reading `.body` of a FastResponse turns it back into a slow native one: look at the
-      // marks first, and at the body only when it has to be wrapped.
-      const reportsEnd = ctx.outcome.streamed ? (response as Response & ReportsEnd)[kOnBodyEnd] : undefined;
-      if (!ctx.outcome.streamed || (!reportsEnd && !response.body)) {
-        ctx.outcome.aborted = ctx.signal.aborted;
-        // After the answer has been written: observers (log, metrics, settlement) stay off its latency.
-        setImmediate(() => void complete(ctx));
-        return response;
-      }
-      if (reportsEnd && ctx.taps.length === 0) {
-        // Our own SSE bodies say when they end: no second stream around every chunk.
-        reportsEnd((aborted) => {
-          ctx.outcome.aborted = aborted;
-          void complete(ctx);
-        });
-        return response;
-      }
-      return new Response(observeBody(ctx, response.body!, () => complete(ctx)), response);
+      return onAnswerEnd(ctx, response, complete);
     },
     async close() {
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
@@ -130,41 +113,4 @@ function guardStep(plugin: Loaded, deps: PluginDeps): Step {
       return next();
     }
   };
-}
-
-/** The single body wrapper: feeds taps, then fires completion at the end or on abort. */
-function observeBody(ctx: GatewayContext, body: ReadableStream<Uint8Array>, done: () => Promise<void>): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let finished = false;
-  const finish = (aborted: boolean) => {
-    if (finished) return;
-    finished = true;
-    ctx.outcome.aborted = aborted;
-    for (const tap of ctx.taps) tap.onEnd?.();
-    void done();
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const { done: end, value } = await reader.read();
-          if (end) {
-            controller.close();
-            finish(false);
-            return;
-          }
-          for (const tap of ctx.taps) tap.onChunk?.(value);
-          controller.enqueue(value);
-        } catch (error) {
-          controller.error(error);
-          finish(true);
-        }
-      },
-      async cancel(reason) {
-        finish(true);
-        await reader.cancel(reason).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }

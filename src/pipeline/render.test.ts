@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { kOnBodyEnd, sseBody, sseResponse } from './render.ts';
+import { kOnBodyEnd } from './body-end.ts';
+import { sseBody, sseResponse } from './render.ts';
 import { createTestContext } from './test-context.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream';
 import { FastResponse } from 'srvx';
 import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
 import type { GatewayContext } from './context.ts';
+import { kOnBodyEnd, type BodyEndListener, type ReportsEnd } from './body-end.ts';
 import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
 
 export interface Renderer {
@@ -30,15 +31,6 @@ export function plainHeaders(ctx: GatewayContext, init: Record<string, string>):
   for (const [name, value] of ctx.responseHeaders) headers[name] = value;
   return Object.assign(headers, init);
 }
-
-/**
- * Marks a body that reports its own end: the pipeline registers its completion callback here
- * instead of wrapping the body in a second stream around every chunk.
- */
-export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');
-export type BodyEndListener = (aborted: boolean) => void;
-/** The mark: an SSE body carries it, and its response a copy (see sseResponse). */
-export type ReportsEnd = { [kOnBodyEnd]?: (listener: BodyEndListener) => void };
 
 /** Where an SSE body is written: the Node response, or a PassThrough when read in-process. */
 export type SseDestination = Pick<Writable, 'write' | 'end' | 'once' | 'off' | 'destroy' | 'destroyed' | 'writableNeedDrain'>;

@@ -2,6 +2,13 @@
  * One attempt at one target: send the translated request and either parse the whole answer or
  * open the stream far enough to see the first content token (late commit), so that a failure
  * before it can still fall over invisibly.
+ *
+ * Allocation shapes on this path are chosen for Node 20's V8, where some shapes created per
+ * request kept request data alive through young-generation GCs (measured in bench/README.md:
+ * ~1.4 MB per scavenge at 500 streams/s): the deadline is a class, not an object literal with a
+ * getter and closures; the transport call names its fields instead of spreading the built
+ * request; the rest of a stream is a module-level generator, not one declared per call; and the
+ * per-attempt copies (timeouts.ts, the request body) use Object.assign, not a spread.
  */
 import { EventEmitter } from 'node:events';
 import type { ClientSignal } from '../http/client-signal.ts';
@@ -23,7 +30,7 @@ export interface AttemptInput {
   timeouts: Timeouts;
   /** The client's signal: its abort cancels the upstream call at every stage. */
   signal: ClientSignal;
-  /** The attempt's trace context (traceparent...) when tracing is on (src/tracing.ts). */
+  /** The attempt's trace context (traceparent...) when tracing is on (src/kernel/tracing.ts). */
   traceHeaders?: Record<string, string>;
 }
 
@@ -58,11 +65,7 @@ type DeadlineReason = 'client' | 'first_token' | 'total';
 const ONCE = { once: true };
 const fireTimer = (deadline: Deadline, why: DeadlineReason) => deadline.fire(why);
 
-/**
- * Deadline bookkeeping for one attempt: the reason the attempt's signal fired. A class rather
- * than an object literal with a getter and per-attempt closures: on Node 20 such literals made
- * per request kept request data alive through young-generation GCs (bench/README.md).
- */
+/** Deadline bookkeeping for one attempt: the reason the attempt's signal fired. */
 class Deadline {
   readonly signal = new AttemptSignal();
   reason: DeadlineReason | null = null;
@@ -113,8 +116,6 @@ function classify(error: unknown, timer: Deadline): unknown {
 async function send(input: AttemptInput, built: UpstreamRequest, timer: Deadline) {
   const { adapter, timeouts } = input;
   if (input.traceHeaders) Object.assign(built.headers, input.traceHeaders);
-  // Named fields, not `...built`: on Node 20's V8 a spread copy made here kept every request's
-  // upstream body alive through young-generation GCs (bench/README.md, fourth round).
   const reply = await input.transport.send({
     url: built.url,
     headers: built.headers,
@@ -222,11 +223,7 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
   return { head, rest: restOf(source, timer), translator, abort: timer.abort };
 }
 
-/**
- * The chunks after the head. A module-level generator given what it needs, not one declared
- * inside openStream: on Node 20 a generator function created per call kept each stream's data
- * alive through young-generation GCs (~1.4 MB per scavenge at 500 streams/s; bench/README.md).
- */
+/** The chunks after the head (a module-level generator: see the note at the top). */
 async function* restOf(source: AsyncGenerator<ChatChunk>, timer: Deadline): AsyncGenerator<ChatChunk> {
   try {
     for (;;) {

@@ -3,6 +3,5 @@ import type { Target } from '../providers/types.ts';
 
 /** Deadlines for one target: gateway defaults, overridden by the provider, then by the model. */
 export function timeoutsFor(config: GatewayConfig, target: Target): Timeouts {
-  // Object.assign, not spreads: runs per attempt (see call.ts on spreads and the GC).
   return Object.assign({}, config.timeouts, target.provider.timeouts, target.model?.timeouts);
 }

@@ -31,9 +31,8 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
   return pipeline.run(ctx);
 }
 
-// A shallow copy: the pipeline sets top-level defaults, while the log keeps the body as sent.
-// Object.assign rather than a spread, which on Node 20 kept request bodies alive through
-// young-generation GCs (see routing/call.ts).
+// A shallow copy (Object.assign: see routing/call.ts): the pipeline sets top-level defaults,
+// while the log keeps the body as sent.
 const validateEmbeddingsBody = compileBodyValidator<EmbeddingsRequest>(embeddingsSchema);
 
 /**
