@@ -11,7 +11,7 @@
  *     - ...
  */
 import { definePlugin } from '../../src/pipeline/types.ts';
-import { forbidden } from '../../src/kernel/errors.ts';
+import { forbidden } from '../../src/pipeline/errors.ts';
 
 interface Options {
   blocked: string[];

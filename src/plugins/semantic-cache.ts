@@ -4,7 +4,7 @@
  * out). The last user turn is embedded with `embedding_model` through the gateway's routing
  * and compared (cosine, `threshold`) with the prompts stored in the same partition: account,
  * prompt_cache_key, model, system prompt and history, tools and sampling parameters
- * (src/cache/semantic-prompt.ts). `Cache-Control: no-cache` skips the lookup, `no-store` the
+ * (semantic-cache/prompt.ts). `Cache-Control: no-cache` skips the lookup, `no-store` the
  * write. An embedding failure or a store outage is a miss, never an error. Answers say
  * `x-cache: semantic-hit` (with `x-cache-similarity`) or `miss`; a hit is not billed.
  */

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (src/tracing.ts), exported over OTLP/HTTP to a receiver in this test by the
+ * OpenTelemetry traces (src/kernel/tracing.ts), exported over OTLP/HTTP to a receiver in this test by the
  * gateway process as an operator runs it: a SERVER span per request with the GenAI attributes and
  * the caller's ids, continuing the client's traceparent; a CLIENT span per upstream attempt of a
  * fallback (retry and fallback reasons); the attempt's context sent upstream as traceparent; the

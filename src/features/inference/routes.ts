@@ -1,7 +1,7 @@
 /**
  * The inference endpoints: read and validate the body once, build the context, and run the
  * current pipeline. The responses interface translates to the chat shape before the pipeline
- * (see routes/responses.ts).
+ * (src/features/responses).
  */
 import { compileBodyValidator } from './validate-body.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
