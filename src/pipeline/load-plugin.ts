@@ -36,7 +36,7 @@ export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string
   const specifier = entry.module.startsWith('.') || isAbsolute(entry.module) ? pathToFileURL(resolve(baseDir, entry.module)).href : entry.module;
   let loaded: Record<string, unknown>;
   try {
-    loaded = await import(specifier);
+    loaded = await importModule(specifier);
   } catch (error) {
     throw new PluginLoadError(entry, `cannot load module: ${(error as Error).message}`);
   }
@@ -44,6 +44,29 @@ export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string
   if (!def) throw new PluginLoadError(entry, 'the module exports no plugin definition (default export of definePlugin({...}))');
   if (def.failure !== 'open' && def.failure !== 'closed') throw new PluginLoadError(entry, "failure must be 'open' or 'closed'");
   return def;
+}
+
+/**
+ * Imports a plugin module. From the bundle (`npm start`) Node itself cannot import TypeScript, so
+ * tsx's hooks are registered on the first plugin module that is TypeScript: a gateway without one
+ * never pays for the loader (its thread held ~100 MiB). From the sources, their loader does it.
+ */
+async function importModule(specifier: string): Promise<Record<string, unknown>> {
+  if (!RUNNING_TYPESCRIPT && TYPESCRIPT_FILE.test(resolvedUrl(specifier))) await registerTypeScript();
+  return import(specifier);
+}
+
+const RUNNING_TYPESCRIPT = import.meta.url.endsWith('.ts');
+const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+let typescript: Promise<void> | undefined;
+const registerTypeScript = () => (typescript ??= import('tsx/esm/api').then(({ register }) => void register()));
+
+function resolvedUrl(specifier: string): string {
+  try {
+    return import.meta.resolve(specifier);
+  } catch {
+    return specifier; // not resolvable: the import says why
+  }
 }
 
 /** Validate and default an entry's options; throws naming each problem. */
