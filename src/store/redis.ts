@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
 import { ACQUIRE_LUA, ADMIT_LUA, CIRCUIT_CHECK_LUA, CIRCUIT_FAILURE_LUA } from './scripts.ts';
 import type { AdmitResult, CircuitCheck, RateState, StateStore } from './types.ts';
@@ -36,7 +36,7 @@ const VERDICTS: ReadonlyArray<CircuitCheck['verdict']> = ['closed', 'open', 'pro
 
 type Role = 'commands' | 'subscriber';
 
-function connect(url: string, role: Role, options: RedisStoreOptions): Redis {
+function connect(RedisClient: typeof Redis, url: string, role: Role, options: RedisStoreOptions): Redis {
   const log = options.log ?? (() => {});
   const settings: RedisOptions = {
     connectTimeout: options.connectTimeoutMs ?? 2000,
@@ -52,7 +52,7 @@ function connect(url: string, role: Role, options: RedisStoreOptions): Redis {
     enableAutoPipelining: role === 'commands',
     connectionName: options.connectionName ? `${options.connectionName}:${role}` : undefined,
   };
-  const client = new Redis(url, settings);
+  const client = new RedisClient(url, settings);
   let down = false;
   // Without an 'error' listener ioredis prints every failed reconnect; report each outage once.
   client.on('error', (error: Error) => {
@@ -100,8 +100,10 @@ async function shutdown(client: Redis): Promise<void> {
 export async function createRedisStore(url: string, options: RedisStoreOptions = {}): Promise<StateStore> {
   const prefix = options.prefix ?? '';
   const k = (key: string) => prefix + key;
-  const client = connect(url, 'commands', options) as ScriptedRedis;
-  const subscriber = connect(url, 'subscriber', options);
+  // Loaded here, not at start: a gateway on the memory store never loads the Redis client.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = connect(RedisClient, url, 'commands', options) as ScriptedRedis;
+  const subscriber = connect(RedisClient, url, 'subscriber', options);
   client.defineCommand('gwAdmit', { lua: ADMIT_LUA });
   client.defineCommand('gwAcquire', { lua: ACQUIRE_LUA, numberOfKeys: 1 });
   client.defineCommand('gwCircuitCheck', { lua: CIRCUIT_CHECK_LUA, numberOfKeys: 1 });

@@ -5,9 +5,9 @@
  * script can do whatever the console does. Nothing here runs on the inference routes.
  */
 import type { H3Event } from 'h3';
-import type Provider from 'oidc-provider';
 import type { FeatureContext, Installed } from '../../http/feature.ts';
 import { safe } from '../../http/handle.ts';
+import type { ProviderHandle } from '../oauth/provider-handle.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import { CONSOLE_CLIENT_ID, CONSOLE_PATH, CONSOLE_SCOPES, consoleRedirectUri } from './client.ts';
 import { createStaticHandler } from './static.ts';
@@ -25,7 +25,7 @@ function publicOptions(runtime: Runtime) {
 }
 
 /** The console's pages and SSO steps; it signs in through the OAuth server `provider`. */
-export function installConsole({ gateway, logger }: FeatureContext, provider: Provider): Installed {
+export function installConsole({ gateway, logger }: FeatureContext, provider: ProviderHandle): Installed {
   const sso = createSsoHandlers(provider, gateway, logger);
   const serveStatic = createStaticHandler();
   return {

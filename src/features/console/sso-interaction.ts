@@ -9,7 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type Provider from 'oidc-provider';
-import * as oidc from 'openid-client';
+import type { Configuration } from 'openid-client';
+import { lazily } from '../../kernel/lazily.ts';
 import type { ConsoleSsoConfig } from '../../config/types.ts';
 import { fromAcceptLanguage } from '../../i18n/language.ts';
 import { errorPage, html } from '../oauth/views.ts';
@@ -40,9 +41,12 @@ interface PendingSignIn {
 const redirect = (location: string, cookie?: string) =>
   new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...(cookie ? { 'set-cookie': cookie } : {}) } });
 
+/** openid-client, loaded with the first SSO sign-in rather than at start. */
+const openidClient = lazily(() => import('openid-client'));
+
 /** Discovery is one HTTP round trip: done once per (issuer, client) and reused. */
 function discoveryCache() {
-  const cache = new Map<string, Promise<oidc.Configuration>>();
+  const cache = new Map<string, Promise<Configuration>>();
   return (sso: ConsoleSsoConfig) => {
     const key = JSON.stringify([sso.issuer, sso.client_id, sso.client_secret]);
     let found = cache.get(key);
@@ -50,8 +54,10 @@ function discoveryCache() {
       const issuer = new URL(sso.issuer);
       // Plain http only to a provider on this machine (development, tests); anything else needs TLS.
       const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname);
-      const insecure = issuer.protocol === 'http:' && loopback ? { execute: [oidc.allowInsecureRequests] } : undefined;
-      found = oidc.discovery(issuer, sso.client_id, undefined, oidc.ClientSecretPost(sso.client_secret), insecure);
+      found = openidClient().then((oidc) => {
+        const insecure = issuer.protocol === 'http:' && loopback ? { execute: [oidc.allowInsecureRequests] } : undefined;
+        return oidc.discovery(issuer, sso.client_id, undefined, oidc.ClientSecretPost(sso.client_secret), insecure);
+      });
       found.catch(() => cache.delete(key));
       cache.set(key, found);
     }
@@ -71,7 +77,7 @@ function cookieValue(request: Request, name: string): string | undefined {
 }
 
 /** Handlers for GET /console/sso/:uid (start) and GET /console/sso/callback. */
-export function createSsoHandlers(provider: Provider, gateway: Gateway, logger: Logger) {
+export function createSsoHandlers(providerOf: () => Promise<Provider>, gateway: Gateway, logger: Logger) {
   const { runtime } = gateway;
   const configurationFor = discoveryCache();
   const secure = runtime.baseUrl.startsWith('https:') ? '; Secure' : '';
@@ -84,20 +90,21 @@ export function createSsoHandlers(provider: Provider, gateway: Gateway, logger: 
     if (!node?.res) return html(errorPage(lang(event), 'cannotRun'), 500);
     let details;
     try {
-      details = await provider.interactionDetails(node.req as IncomingMessage, node.res as ServerResponse);
+      details = await (await providerOf()).interactionDetails(node.req as IncomingMessage, node.res as ServerResponse);
     } catch {
       return html(errorPage(lang(event), 'ssoExpired'), 400);
     }
     if (details.uid !== event.context.params?.uid || details.params.client_id !== CONSOLE_CLIENT_ID || details.prompt.name !== 'login') {
       return html(errorPage(lang(event), 'ssoSessionMismatch'), 400);
     }
-    let configuration: oidc.Configuration;
+    let configuration: Configuration;
     try {
       configuration = await configurationFor(sso);
     } catch (error) {
       logger.error('sso discovery failed', { issuer: sso.issuer, error: String(error) });
       return html(errorPage(lang(event), 'ssoUnreachable'), 502);
     }
+    const oidc = await openidClient();
     const state = oidc.randomState();
     const pending: PendingSignIn = { uid: details.uid, verifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() };
     await runtime.store.set(`gw:console:sso:${state}`, JSON.stringify(pending), STATE_TTL_MS);
@@ -132,6 +139,7 @@ export function createSsoHandlers(provider: Provider, gateway: Gateway, logger: 
       const configuration = await configurationFor(sso);
       // The redirect URI we registered, whatever host the request came through.
       const current = new URL(`${redirectUri}${url.search}`);
+      const oidc = await openidClient();
       const tokens = await oidc.authorizationCodeGrant(configuration, current, {
         pkceCodeVerifier: pending.verifier,
         expectedState: state,
@@ -143,7 +151,7 @@ export function createSsoHandlers(provider: Provider, gateway: Gateway, logger: 
       const userinfo = await oidc.fetchUserInfo(configuration, tokens.access_token, idClaims.sub);
       const profile = profileFromClaims({ ...idClaims, ...userinfo }, sso, runtime);
       const accountId = await ensureAccount(gateway, profile, logger);
-      const interaction = await (provider as unknown as { Interaction: InteractionModel }).Interaction.find(pending.uid);
+      const interaction = await ((await providerOf()) as unknown as { Interaction: InteractionModel }).Interaction.find(pending.uid);
       if (!interaction) return html(errorPage(lang(event), 'ssoExpired'), 400);
       interaction.result = { login: { accountId } };
       await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));

@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { notFound } from '../../kernel/errors.ts';
 import { CONSOLE_PATH } from './client.ts';
@@ -64,6 +63,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 async function loadFiles(dir: string): Promise<Map<string, StaticFile>> {
+  const { gzipSync } = await import('node:zlib'); // with the first page, not at start
   const files = new Map<string, StaticFile>();
   for (const path of await filesUnder(dir)) {
     const name = relative(dir, path).split(sep).join('/');

@@ -26,7 +26,7 @@ export interface LogStoreOptions {
  */
 export async function createLogStore(options: LogStoreOptions): Promise<LogStore> {
   const store = options.databaseUrl
-    ? createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError })
+    ? await createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError })
     : createThreadedSqliteLogStore({ dataDir: options.dataDir, onError: options.onError });
   try {
     await store.migrate();

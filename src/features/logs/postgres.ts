@@ -5,7 +5,7 @@
  * so a replayed batch never counts twice, even with several gateway instances writing.
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
@@ -28,8 +28,12 @@ const ROWS_PER_STATEMENT = 500;
 const MIGRATION_LOCK = 7_340_211_901;
 const RETURNED = 'created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
 
-/** Connects a pool (lazily) for the PostgreSQL log store. Call `migrate()` before use. */
-export function createPostgresLogStore(options: PostgresLogStoreOptions): LogStore {
+/**
+ * Connects a pool (lazily) for the PostgreSQL log store. Call `migrate()` before use. The driver
+ * is loaded here, not at start: a gateway logging to SQLite never loads it.
+ */
+export async function createPostgresLogStore(options: PostgresLogStoreOptions): Promise<LogStore> {
+  const { default: pg } = await import('pg');
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   const pool = new pg.Pool({

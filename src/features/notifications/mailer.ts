@@ -3,7 +3,8 @@
  * an `smtp://` or `smtps://` URL (user and password in it when needed); `json:` keeps messages
  * in memory instead (`sent`), for development.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { lazily } from '../../kernel/lazily.ts';
 
 export interface Mail {
   to: string;
@@ -21,15 +22,20 @@ export interface Mailer {
 export function createMailer(smtp: { url: string; from: string }): Mailer {
   const sent: Mail[] = [];
   const memory = smtp.url === 'json:' || smtp.url.startsWith('json:');
-  const transport: Transporter = memory ? nodemailer.createTransport({ jsonTransport: true }) : nodemailer.createTransport(smtp.url);
+  // nodemailer is loaded with the first mail, not at start.
+  let transport: Transporter | undefined;
+  const opened = lazily(async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    return (transport = memory ? nodemailer.createTransport({ jsonTransport: true }) : nodemailer.createTransport(smtp.url));
+  });
   return {
     sent,
     async send(mail) {
-      await transport.sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
+      await (await opened()).sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
       if (memory) sent.push(mail);
     },
     close() {
-      transport.close();
+      transport?.close();
     },
   };
 }

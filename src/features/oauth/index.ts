@@ -2,11 +2,12 @@
  * OAuth 2.0 (oidc-provider): the authorization server under /oauth, its sign-in pages, and the
  * in-process verifier of its access tokens (the `tokens` service the credential check reads).
  */
-import type Provider from 'oidc-provider';
 import type { FeatureContext, Installed } from '../../http/feature.ts';
 import type { SecurityService } from '../security/service.ts';
 import type { FirstPartyClient } from './first-party.ts';
+import { loadOAuthKeys } from './keys.ts';
 import { createOAuthProvider } from './provider.ts';
+import { providerHandle, type ProviderHandle } from './provider-handle.ts';
 import { mountOAuth } from './routes.ts';
 import { createTokenVerifier } from './token-verifier.ts';
 
@@ -17,11 +18,13 @@ export interface OAuthDeps {
   firstPartyClients: readonly FirstPartyClient[];
 }
 
-export async function installOAuth({ runtime, logger }: FeatureContext, deps: OAuthDeps): Promise<Installed & { provider: Provider }> {
-  const provider = await createOAuthProvider(runtime, logger, deps.firstPartyClients);
+export async function installOAuth({ runtime, logger }: FeatureContext, deps: OAuthDeps): Promise<Installed & { provider: ProviderHandle }> {
+  // The keys at start: their file is created, or tightened, now rather than at the first sign-in.
+  const keys = await loadOAuthKeys(runtime.dataDir);
+  const provider = providerHandle(() => createOAuthProvider(runtime, logger, keys, deps.firstPartyClients));
   return {
     provider,
-    services: { tokens: createTokenVerifier(provider) },
+    services: { tokens: createTokenVerifier(provider, runtime) },
     mount: (app) => mountOAuth(app, provider, runtime, deps.security, logger),
   };
 }

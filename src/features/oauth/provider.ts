@@ -3,12 +3,13 @@
  * base URL, clients from `oauth.clients[]`, state in the gateway's StateStore, keys in the data dir.
  * Clients, issuer and keys are startup-only: a reload does not change them.
  */
-import Provider, { type Client, type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Client, Configuration } from 'oidc-provider';
 import type { OAuthClientConfig } from '../../config/types.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import { createOidcAdapterFactory } from '../../store/oidc-adapter.ts';
-import { loadOAuthKeys } from './keys.ts';
+import type { OAuthKeys } from './keys.ts';
 import { sessionGrant, type FirstPartyClient, type GrantContext } from './first-party.ts';
 import { SUPPORTED_SCOPES } from '../../auth/scopes.ts';
 
@@ -55,11 +56,10 @@ export function toClientMetadata(client: OAuthClientConfig, logger: Logger): Rec
 
 /**
  * Creates the provider for the runtime's current config.
- * @example const provider = await createOAuthProvider(gateway.runtime, logger);
+ * @example const provider = await createOAuthProvider(gateway.runtime, logger, keys);
  */
-export async function createOAuthProvider(runtime: Runtime, logger: Logger, firstParty: readonly FirstPartyClient[] = []): Promise<Provider> {
+export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys: OAuthKeys, firstParty: readonly FirstPartyClient[] = []): Promise<Provider> {
   const { config } = runtime.current();
-  const keys = await loadOAuthKeys(runtime.dataDir);
   const configuration: Configuration = {
     adapter: createOidcAdapterFactory(runtime.store),
     // Built-in first-party clients (the console) beside the ones gateway.yaml declares.
@@ -108,7 +108,9 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, firs
       Grant: 14 * DAY,
     },
   };
-  const provider = new Provider(runtime.baseUrl, configuration);
+  // Loaded here, not at start: oidc-provider and its Koa app are only paid for once used.
+  const { default: OidcProvider } = await import('oidc-provider');
+  const provider = new OidcProvider(runtime.baseUrl, configuration);
   // Behind a TLS-offloading proxy the provider must trust X-Forwarded-Proto/Host.
   provider.proxy = config.server.trusted_proxies.length > 0;
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('oauth server error', { error: error.stack ?? String(error) }));

@@ -4,7 +4,6 @@
  * of the provider reads the body: it parses the raw request itself.
  */
 import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
-import type Provider from 'oidc-provider';
 import type { SecurityService } from '../security/service.ts';
 import { safe } from '../../http/handle.ts';
 import { OAUTH_ROUTES } from './provider.ts';
@@ -16,14 +15,16 @@ import { refusedFor } from '../../http/request-limit.ts';
 import { errorPage, html } from './views.ts';
 import { fromAcceptLanguage } from '../../i18n/language.ts';
 import { createInteractionHandlers } from './interaction-routes.ts';
+import { lazily } from '../../kernel/lazily.ts';
+import type { ProviderHandle } from './provider-handle.ts';
 
 /**
  * Registers `/oauth/interaction/:uid` (GET form, POST submit), `/oauth/**` and
  * `/.well-known/openid-configuration`, each limited per client address (http/request-limit.ts):
  * the pages answer an HTML page, the provider's endpoints the OAuth error form.
  */
-export function mountOAuth(app: H3, provider: Provider, runtime: Runtime, security: SecurityService, logger: Logger): void {
-  const interaction = createInteractionHandlers(provider, runtime, security, logger);
+export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, security: SecurityService, logger: Logger): void {
+  const interaction = lazily(async () => createInteractionHandlers(await provider(), runtime, security, logger));
   const ipOf = (event: H3Event) => requestIp(event.req, runtime.current().config.server.trusted_proxies);
   const page = (handle: (event: H3Event) => Promise<Response>) =>
     safe(logger, async (event: H3Event) => {
@@ -33,10 +34,11 @@ export function mountOAuth(app: H3, provider: Provider, runtime: Runtime, securi
       answer.headers.set('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterS))));
       return answer;
     });
-  app.get('/oauth/interaction/:uid', page((event) => interaction.show(event)));
-  app.post('/oauth/interaction/:uid', page((event) => interaction.submit(event)));
+  app.get('/oauth/interaction/:uid', page(async (event) => (await interaction()).show(event)));
+  app.post('/oauth/interaction/:uid', page(async (event) => (await interaction()).submit(event)));
   // srvx's Node adapter hands us http1 IncomingMessage/ServerResponse pairs, which is what Koa expects.
-  const callback = fromNodeHandler(provider.callback() as unknown as NodeHandler);
+  const handler = lazily(async () => fromNodeHandler((await provider()).callback() as unknown as NodeHandler));
+  const callback = async (event: H3Event) => (await handler())(event) as Promise<Response>;
   // Only the provider's own endpoints (and their sub-paths) reach it: for anything else its Koa
   // app would answer a plain-text "Not Found" instead of our error shape.
   const served = Object.values(OAUTH_ROUTES);
@@ -57,8 +59,8 @@ export function mountOAuth(app: H3, provider: Provider, runtime: Runtime, securi
     endpoint(async (event: H3Event) => {
       const { pathname } = event.url;
       if (!isServed(pathname)) throw routeNotFound(event.req.method, pathname);
-      return callback(event) as Promise<Response>;
+      return callback(event);
     }),
   );
-  app.all('/.well-known/openid-configuration', endpoint((event: H3Event) => callback(event) as Promise<Response>));
+  app.all('/.well-known/openid-configuration', endpoint(callback));
 }

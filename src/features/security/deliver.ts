@@ -2,7 +2,7 @@
  * Delivery of codes: email through nodemailer (config `smtp: {url, from}`), SMS through the
  * configured webhook (`sms.webhook_url`, JSON `{"to","message"}`).
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { fetch } from 'undici';
 import type { GatewayConfig } from '../../config/types.ts';
 import { emailTexts } from '../../i18n/emails.ts';
@@ -16,10 +16,12 @@ const SEND_TIMEOUT_MS = 10_000;
 export function createDelivery(logger: Logger) {
   const transports = new Map<string, Transporter>();
 
-  function transport(url: string): Transporter {
+  /** nodemailer is loaded with the first mail, not at start. */
+  async function transport(url: string): Promise<Transporter> {
     let found = transports.get(url);
     if (!found) {
-      found = nodemailer.createTransport(url, { connectionTimeout: SEND_TIMEOUT_MS, socketTimeout: SEND_TIMEOUT_MS } as never);
+      const { default: nodemailer } = await import('nodemailer');
+      found = transports.get(url) ?? nodemailer.createTransport(url, { connectionTimeout: SEND_TIMEOUT_MS, socketTimeout: SEND_TIMEOUT_MS } as never);
       transports.set(url, found);
     }
     return found;
@@ -30,7 +32,7 @@ export function createDelivery(logger: Logger) {
     async mail(config: GatewayConfig, to: string, subject: string, text: string): Promise<void> {
       if (!config.smtp) throw serviceUnavailable('Email codes are not available: configure smtp {url, from} in gateway.yaml.', 'email_not_configured');
       try {
-        await transport(config.smtp.url).sendMail({ from: config.smtp.from, to, subject, text });
+        await (await transport(config.smtp.url)).sendMail({ from: config.smtp.from, to, subject, text });
       } catch (error) {
         logger.warn('security email failed', { error: (error as Error).message });
         throw serviceUnavailable('The verification email could not be sent. Try again later.', 'delivery_failed');
