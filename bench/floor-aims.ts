@@ -76,7 +76,7 @@ export function aimsText(rows: AimRow[]): string {
 }
 
 export function aimsMarkdown(rows: AimRow[]): string {
-  const lines = [`| ${HEADER.join(' | ')} |`, '|---|---:|---:|---:|---|'];
+  const lines = [`| | ${HEADER.slice(1).join(' | ')} |`, '|---|---:|---:|---:|---|'];
   for (const row of rows) lines.push(`| ${cellsOf(row).join(' | ')} |`);
   return lines.join('\n');
 }

@@ -3,7 +3,8 @@
  * reading its SSE body to the end (`data: [DONE]`), then sending the next. Gives the streams
  * completed per second and the time to the first `data:` event under that load.
  * autocannon cannot read an SSE body to its end, hence undici in the bench process; the body is
- * looked at only where it matters (its first chunks and its end) to keep the generator cheap.
+ * looked at only where it matters (its first chunks and its end) to keep the generator cheap
+ * (~65 µs of its CPU per stream against the mock; a bare dispatch handler saved only ~10 %).
  */
 import { Pool } from 'undici';
 import { summarize, type Summary } from './percentile.ts';
