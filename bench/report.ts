@@ -7,13 +7,13 @@ export interface Row {
   label: string;
   /** Figure per target name; missing when the target was not measured. */
   values: Record<string, number | undefined>;
-  unit: 'rps' | 'ms' | 'MiB';
+  unit: 'rps' | 'streams/s' | 'ms' | 'MiB';
   /** Show the difference to the `direct` column (latency rows). */
   added?: boolean;
 }
 
 const fmt = (value: number, unit: Row['unit']) =>
-  unit === 'rps' ? Math.round(value).toLocaleString('en-US') : unit === 'MiB' ? value.toFixed(0) : value.toFixed(2);
+  unit === 'rps' || unit === 'streams/s' ? Math.round(value).toLocaleString('en-US') : unit === 'MiB' ? value.toFixed(0) : value.toFixed(2);
 
 function cell(row: Row, name: string): string {
   const value = row.values[name];

@@ -5,7 +5,8 @@
  * and print throughput, latency, the latency the gateways add over going straight to the mock,
  * streaming time to first byte and peak memory. See bench/README.md for what each figure means.
  *
- * Environment: BENCH_DURATION (seconds per load phase, default 10), BENCH_CONNECTIONS (64),
+ * Environment: BENCH_DURATION (seconds per load phase, default 10; the maximum-throughput phase
+ * runs at least 20 s, for issue 18's memory under load), BENCH_CONNECTIONS (50),
  * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_NGINX=0 (skip nginx), BENCH_PROFILE=1 (CPU profile of the
  * gateway into bench/.profiles), BENCH_SOURCES=1 (the sources through tsx, not the bundle).
  */
@@ -22,10 +23,18 @@ import { markdownTable, textTable, type Row } from './report.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 import { autocannonRun, type LoadResult } from './throughput.ts';
 import { ttfbSampler, type TtfbResult } from './ttfb.ts';
+import { streamLoad, type StreamLoadResult } from './streams.ts';
+import { aimsMarkdown, aimsText, floorAims, type FloorFigures } from './floor-aims.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Issue 18 reads the resident memory after 20 s of maximum load: the phase lasts at least that. */
+const maxSeconds = Math.max(20, seconds);
+/** Issue 18's closed-loop streaming load: clients each reading one stream to its end, then the next. */
+const STREAM_CONCURRENCY = 50;
+/** Idle memory is read this long after the last start: a process just ready may still be settling. */
+const SETTLE_MS = 2000;
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const PACED_ROUNDS = 5;
 /**
@@ -68,6 +77,15 @@ async function smokeTest(t: Target): Promise<void> {
   }
 }
 
+/**
+ * VmRSS (MiB) of each process after SETTLE_MS more, before it served a request: issue 18's
+ * "idle after start" (the smoke test's first calls already compile and allocate).
+ */
+async function idleMemory(pids: Record<string, number | undefined>): Promise<Record<string, number | undefined>> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)?.rss]));
+}
+
 /** Other work on the machine skews every figure: say so next to them. */
 function machineNote(): string {
   const [one] = loadavg();
@@ -93,6 +111,7 @@ async function main() {
     target('gateway', `${gateway.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` }),
   ];
   const pids: Record<string, number | undefined> = { floor: floor.proc.pid, gateway: gateway.proc.pid };
+  const idle = await idleMemory(pids);
   for (const t of targets) await smokeTest(t);
 
   const nginx = withNginx ? findNginx() : null;
@@ -102,6 +121,7 @@ async function main() {
       const proxy = await startNginx(nginx.bin, mockBase, dataDir);
       children.push(proxy);
       const t = target('nginx', `${proxy.url}/v1/chat/completions`, upstreamKey);
+      Object.assign(idle, await idleMemory({ nginx: proxy.proc.pid }));
       await smokeTest(t);
       targets.splice(1, 0, t); // beside direct: the leanest hop first
       pids.nginx = proxy.proc.pid;
@@ -119,6 +139,7 @@ async function main() {
       const portkey = await startPortkey();
       children.push(portkey);
       const t = target('portkey', `${portkey.url}/v1/chat/completions`, portkeyHeaders(mockBase));
+      Object.assign(idle, await idleMemory({ portkey: portkey.proc.pid }));
       await smokeTest(t);
       targets.push(t);
       pids.portkey = portkey.proc.pid;
@@ -130,17 +151,19 @@ async function main() {
     peerNote = 'Portkey skipped (BENCH_PORTKEY=0)';
   }
   const names = targets.map((t) => t.name);
-  const idle = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)?.rss]));
-  log(`targets: ${names.join(', ')}; ${seconds}s per phase, ${connections} connections, ${rate} req/s`);
+  log(`targets: ${names.join(', ')}; ${seconds}s per phase (max throughput ${maxSeconds}s), ${connections} connections, ${rate} req/s`);
 
   const max = new Map<string, LoadResult>();
   const paced = new Map<string, LoadResult>();
   const bursty = new Map<string, LoadResult>();
   const warmup = Math.max(1, Math.min(3, Math.round(seconds / 4)));
+  const loadedRss: Record<string, number | undefined> = {};
   for (const t of targets) {
     log(`max throughput: ${t.name} ...`);
     await autocannonRun(t, { connections, seconds: warmup }); // JIT warm-up, not counted
-    max.set(t.name, await autocannonRun(t, { connections, seconds }));
+    max.set(t.name, await autocannonRun(t, { connections, seconds: maxSeconds }));
+    // Right at the end of the load, before an idle process starts giving memory back.
+    loadedRss[t.name] = memoryOf(pids[t.name])?.rss;
   }
   // In interleaved rounds, samples pooled per target: a drift of the machine's speed (common
   // here) then hits every target alike instead of whichever happened to run during it.
@@ -174,6 +197,12 @@ async function main() {
   const concurrent = new Map<string, TtfbResult>();
   for (const t of targets) concurrent.set(t.name, await sampler.concurrent(t, Math.max(200, seconds * 60), 16));
   await sampler.close();
+  // Issue 18's streaming load, on paths the first-byte phase has just warmed.
+  const streams = new Map<string, StreamLoadResult>();
+  for (const t of targets) {
+    log(`streams, ${STREAM_CONCURRENCY} concurrent: ${t.name} ...`);
+    streams.set(t.name, await streamLoad(t, { concurrency: STREAM_CONCURRENCY, warmupSeconds: warmup, seconds }));
+  }
   const memory = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, memoryOf(pid)]));
 
   const pick = <T>(map: Map<string, T>, get: (value: T) => number) =>
@@ -190,11 +219,14 @@ async function main() {
     { label: 'stream TTFB sequential: p99', unit: 'ms', added: true, values: pick(sequential, (r) => r.p99) },
     { label: 'stream TTFB 16 concurrent: p50', unit: 'ms', added: true, values: pick(concurrent, (r) => r.p50) },
     { label: 'stream TTFB 16 concurrent: p99', unit: 'ms', added: true, values: pick(concurrent, (r) => r.p99) },
+    { label: `streams completed, ${STREAM_CONCURRENCY} concurrent`, unit: 'streams/s', values: pick(streams, (r) => r.streamsPerSecond) },
+    { label: `stream TTFB ${STREAM_CONCURRENCY} concurrent: p50`, unit: 'ms', added: true, values: pick(streams, (r) => r.firstByte.p50) },
     { label: 'RSS after start', unit: 'MiB', values: idle },
+    { label: `RSS at the end of max throughput (${maxSeconds} s)`, unit: 'MiB', values: loadedRss },
     { label: 'peak RSS (VmHWM)', unit: 'MiB', values: Object.fromEntries(Object.entries(memory).map(([n, m]) => [n, m?.peak])) },
   ];
   const failures = names
-    .map((n) => [n, (max.get(n)?.failures ?? 0) + (paced.get(n)?.failures ?? 0) + (bursty.get(n)?.failures ?? 0) + (sequential.get(n)?.failures ?? 0) + (concurrent.get(n)?.failures ?? 0)] as const)
+    .map((n) => [n, (max.get(n)?.failures ?? 0) + (paced.get(n)?.failures ?? 0) + (bursty.get(n)?.failures ?? 0) + (sequential.get(n)?.failures ?? 0) + (concurrent.get(n)?.failures ?? 0) + (streams.get(n)?.failures ?? 0)] as const)
     .filter(([, count]) => count > 0);
 
   // The aims of issue 2, judged on this run (Portkey's own figures when it could run here).
@@ -225,7 +257,24 @@ async function main() {
   if (paced.has('nginx')) {
     console.log(`  (${nginx?.version}, a reverse proxy in C, adds ${addedP99Of('nginx').toFixed(2)} ms at p99 and ${addedTtfbOf('nginx').toFixed(2)} ms to the first byte)`);
   }
+  // Issue 18: the gateway against the floor of the same run.
+  const figuresOf = (name: string): FloorFigures => ({
+    rps: max.get(name)!.rps,
+    streamsPerSecond: streams.get(name)!.streamsPerSecond,
+    addedFirstByteP50: streams.get(name)!.firstByte.p50 - streams.get('direct')!.firstByte.p50,
+    addedPacedP99: addedP99Of(name),
+    idleRss: idle[name],
+    loadedRss: loadedRss[name],
+  });
+  const floorRows = floorAims(figuresOf('floor'), figuresOf('gateway'), { connections, concurrency: STREAM_CONCURRENCY, rate, loadedSeconds: maxSeconds });
+  const floorNote =
+    `(max throughput and the memory under load: ${maxSeconds} s at ${connections} connections after a ${warmup} s warm-up, ` +
+    `memory read at its end (${maxSeconds > 20 ? 'BENCH_DURATION, longer than 20 s' : '20 s whatever BENCH_DURATION'}); ` +
+    `streams: ${seconds} s at ${STREAM_CONCURRENCY} concurrent after a ${warmup} s warm-up; "added" = over the mock directly; ` +
+    `idle memory ${SETTLE_MS / 1000} s after ready, before the first request; MiB = VmRSS kB / 1024)`;
+  console.log(`\nIssue 18: against the floor\n\n${aimsText(floorRows)}\n${floorNote}`);
   console.log(`\nMarkdown (for bench/README.md):\n\n${markdownTable(rows, names)}\n`);
+  console.log(`Issue 18: against the floor\n\n${aimsMarkdown(floorRows)}\n`);
   log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await shutdown();
   await rm(dataDir, { recursive: true, force: true });
