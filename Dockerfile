@@ -61,4 +61,4 @@ EXPOSE 8080
 USER 10001:10001
 # What `npm start` runs (package.json), without npm: node gets SIGTERM itself, drains the requests in
 # flight, flushes the call log, then exits 0.
-CMD ["node", "--max-semi-space-size=32", "dist/main.mjs"]
+CMD ["node", "dist/main.mjs"]

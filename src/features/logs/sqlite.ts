@@ -49,8 +49,9 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  // 32 MiB of page cache (default 2 MiB): the indexes' right edges and the rollup stay in memory.
-  db.pragma('cache_size = -32768');
+  // 8 MiB of page cache (default 2 MiB): the indexes' right edges and the rollup stay in memory.
+  // 32 MiB filled up under load and stayed resident (bench/README.md, issue 18).
+  db.pragma('cache_size = -8192');
 
   let stmts: ReturnType<typeof prepare> | undefined;
   const ready = () => (stmts ??= prepare(db));
