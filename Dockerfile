@@ -51,11 +51,14 @@ COPY --from=build /build/dist dist/
 # A starting configuration (the repository's sample, aimed at a mock upstream on the host): mount
 # your own gateway.yaml over it, read-only (a Kubernetes ConfigMap is).
 COPY gateway.yaml /etc/gateway/
+# MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas (main, the SQLite log's worker, libuv's
+# pool) held ~3 MiB at idle and ~7 MiB under load beyond two (bench/README.md, issue 18).
 ENV NODE_ENV=production \
     GATEWAY_CONFIG=/etc/gateway/gateway.yaml \
     GATEWAY_DATA_DIR=/var/lib/gateway \
     HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    MALLOC_ARENA_MAX=2
 VOLUME ["/var/lib/gateway"]
 EXPOSE 8080
 USER 10001:10001
