@@ -36,10 +36,12 @@ export default definePlugin<CacheOptions>({
   after: { auth: 'answers are cached per account' },
   setup(options, { runtime }) {
     const ttlMs = options.ttl_seconds * 1000;
+    // Off (the default): no step and no observer, so the request pays nothing for it.
+    if (ttlMs <= 0) return {};
     return {
       async handle(ctx, next) {
         // Embeddings are not completions: this cache stores and replays chat answers only.
-        if (ttlMs <= 0 || (ctx.body.stream && !options.streams) || ctx.endpoint === 'embeddings') return next();
+        if ((ctx.body.stream && !options.streams) || ctx.endpoint === 'embeddings') return next();
         ctx.cacheKey = cacheKey(ctx);
         const stored = await runtime.store.get(ctx.cacheKey);
         if (!stored) {

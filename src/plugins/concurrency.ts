@@ -51,6 +51,21 @@ export function placement(ctx: GatewayContext, max: number, options: Concurrency
   return { pool: pools.shared, priority };
 }
 
+/** Waits for a slot (503 `queue_timeout` when none frees in time), holds it, then goes on. */
+async function admitted(ctx: GatewayContext, next: () => Promise<Response>, place: { pool: PriorityPool; priority: number }, timeout: number): Promise<Response> {
+  let release: () => void;
+  try {
+    release = await place.pool.acquire(place.priority, timeout, ctx.signal);
+  } catch (error) {
+    if (error instanceof PoolTimeoutError) {
+      throw serviceUnavailable(`The gateway is at its concurrency limit; no slot freed within ${timeout} ms. Retry later.`, 'queue_timeout');
+    }
+    throw clientClosed('The request was aborted while queued.');
+  }
+  ctx.locals.set(LOCAL, release);
+  return next();
+}
+
 export default definePlugin<ConcurrencyOptions>({
   name: 'concurrency',
   schema,
@@ -59,21 +74,11 @@ export default definePlugin<ConcurrencyOptions>({
   setup(options, { runtime }) {
     const pools = poolsOf(runtime);
     return {
-      async handle(ctx, next) {
+      // Not async itself: with the limit off (0, the default) next()'s promise is handed straight back.
+      handle(ctx, next) {
         const { max_concurrent_requests: max, queue_timeout_ms: timeout } = ctx.snapshot.config.api;
         if (max <= 0) return next();
-        const { pool, priority } = placement(ctx, max, options, pools);
-        let release: () => void;
-        try {
-          release = await pool.acquire(priority, timeout, ctx.signal);
-        } catch (error) {
-          if (error instanceof PoolTimeoutError) {
-            throw serviceUnavailable(`The gateway is at its concurrency limit; no slot freed within ${timeout} ms. Retry later.`, 'queue_timeout');
-          }
-          throw clientClosed('The request was aborted while queued.');
-        }
-        ctx.locals.set(LOCAL, release);
-        return next();
+        return admitted(ctx, next, placement(ctx, max, options, pools), timeout);
       },
       onComplete(ctx) {
         (ctx.locals.get(LOCAL) as (() => void) | undefined)?.();

@@ -15,7 +15,8 @@ export default definePlugin({
   after: { auth: 'it checks the models against the caller the auth step resolved' },
   setup() {
     return {
-      async handle(ctx, next) {
+      // Not async: a check with no I/O hands next()'s promise straight back (one hop less per call).
+      handle(ctx, next) {
         const principal = ctx.principal;
         if (!principal || principal.kind === 'master') return next();
         const keyModels = principal.key?.permissions.models ?? [];

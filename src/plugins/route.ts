@@ -18,7 +18,8 @@ export default definePlugin({
   after: { auth: "the account's default model is applied by the auth step" },
   setup() {
     return {
-      async handle(ctx, next) {
+      // Not async: resolution does no I/O, so next()'s promise is handed straight back.
+      handle(ctx, next) {
         // The account's default model, if any, is in the body already (the auth step).
         if (!ctx.body.model) throw invalidBody('`model` is required (and the account has no default_model).', 'model');
         const requested = ctx.requestedModels;
