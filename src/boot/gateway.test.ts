@@ -19,6 +19,24 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
+describe('plugin setup', () => {
+  it('may read the config in force (runtime.current()) while the first pipeline is set up', async () => {
+    await writeFile(
+      join(dir, 'reads-config.mjs'),
+      `export default { name: 'reads-config', schema: {}, failure: 'closed',
+        setup(_options, { runtime }) { globalThis.readsConfigSaw = runtime.current().version; return {}; } };\n`,
+    );
+    await writeFile(file, `${BASE}pipeline:\n  - auth\n  - module: ./reads-config.mjs\n  - route\n  - upstream\n`);
+    const gateway = await open();
+    try {
+      expect((globalThis as { readsConfigSaw?: number }).readsConfigSaw).toBe(1);
+      expect(gateway.runtime.current().version).toBe(1);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('step order rules', () => {
   it('refuse to start on a pipeline that lists rate-limit before route, naming the line', async () => {
     await writeFile(file, `${BASE}${MISPLACED}`);

@@ -15,6 +15,7 @@ import type { Gateway, Generation } from '../pipeline/gateway.ts';
 import { buildPipeline } from '../pipeline/pipeline.ts';
 import type { Runtime } from '../pipeline/runtime.ts';
 import type { Services } from '../pipeline/services.ts';
+import type { Snapshot } from '../config/snapshot.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { createAdapterRegistry } from '../providers/index.ts';
 import { createTransport } from '../providers/transport.ts';
@@ -67,8 +68,10 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
   };
   try {
     const services: Services = { healthProbes: [] };
+    /** The first snapshot while its pipeline is set up (plugins may read the config in `setup`). */
+    let starting: Snapshot | undefined;
     const runtime: Runtime = {
-      current: () => config!.current().snapshot,
+      current: () => (config ? config.current().snapshot : starting!),
       lastReload: () => config!.lastReload(),
       store,
       transport,
@@ -87,7 +90,10 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
       env,
       logger,
       watch: options.watch !== false,
-      build: async (snapshot) => ({ snapshot, pipeline: await buildPipeline(snapshot.config.pipeline, deps, snapshot.file, builtinPlugins) }),
+      build: async (snapshot) => {
+        starting ??= snapshot;
+        return { snapshot, pipeline: await buildPipeline(snapshot.config.pipeline, deps, snapshot.file, builtinPlugins) };
+      },
       release: (generation) => generation.pipeline.close(),
     });
     const { server } = config.current().snapshot.config;
