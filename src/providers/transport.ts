@@ -7,7 +7,10 @@
  * its promise machinery, which took about a third of a bare proxy's time per call.
  */
 import type { EventEmitter } from 'node:events';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+// The Agent alone, not undici's index: that loads fetch, WebSocket, caches and the rest besides,
+// ~5 MiB resident the gateway never uses (bench/README.md, issue 18).
+import UndiciAgent from 'undici/lib/dispatcher/agent.js';
 import { ReplyBody } from './reply-body.ts';
 
 export interface UpstreamCall {
@@ -126,7 +129,7 @@ export function createTransport(): Transport {
   const agentFor = (connectTimeout: number) => {
     let agent = agents.get(connectTimeout);
     if (!agent) {
-      agent = new Agent({ connect: { timeout: connectTimeout }, keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+      agent = new UndiciAgent({ connect: { timeout: connectTimeout }, keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
       agents.set(connectTimeout, agent);
     }
     return agent;

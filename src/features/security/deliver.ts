@@ -3,7 +3,6 @@
  * configured webhook (`sms.webhook_url`, JSON `{"to","message"}`).
  */
 import type { Transporter } from 'nodemailer';
-import { fetch } from 'undici';
 import type { GatewayConfig } from '../../config/types.ts';
 import { emailTexts } from '../../i18n/emails.ts';
 import type { Language } from '../../i18n/language.ts';
