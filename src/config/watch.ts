@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { watch } from 'chokidar';
 
 export interface ConfigWatcher {
   /** Resolves once the watch is in place and the current content is known. */
@@ -56,12 +55,16 @@ export function watchConfig(file: string, onChange: () => void | Promise<void>, 
   // Only the file itself and Kubernetes' `..data` / `..<timestamp>` entries matter; ignoring the rest
   // keeps chokidar from tracking unrelated files next to the config.
   const relevant = (p: string) => p === dir || path.basename(p) === base || path.basename(p).startsWith('..');
-  const watcher = watch(dir, { depth: 0, ignoreInitial: true, ignored: (p: string) => !relevant(path.resolve(p)) });
-  watcher.on('all', schedule);
-  watcher.on('error', onError);
+  // chokidar is loaded here, with the first watch: a gateway that does not watch never loads it.
+  const watcher = import('chokidar').then(({ watch }) => {
+    const watching = watch(dir, { depth: 0, ignoreInitial: true, ignored: (p: string) => !relevant(path.resolve(p)) });
+    watching.on('all', schedule);
+    watching.on('error', onError);
+    return watching;
+  });
 
   const ready = Promise.all([
-    new Promise<void>((resolve) => watcher.once('ready', () => resolve())),
+    watcher.then((watching) => new Promise<void>((resolve) => watching.once('ready', () => resolve()))),
     read().then((hash) => {
       lastHash ??= hash;
     }),
@@ -104,7 +107,7 @@ export function watchConfig(file: string, onChange: () => void | Promise<void>, 
     async close() {
       closed = true;
       clearTimeout(timer);
-      await watcher.close();
+      await (await watcher).close();
       await queue;
     },
   };
