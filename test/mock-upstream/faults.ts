@@ -9,10 +9,21 @@ import type { Behavior } from './behavior.ts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ERROR = { error: { message: 'mock upstream overloaded', type: 'server_error', param: null, code: null } };
 
+/** Resolves when `res` wants more or is gone; the listener that did not fire is removed. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
+}
+
 /** Grow the body forever (until the reader goes away): 64 KiB every millisecond. */
 async function growForever(res: ServerResponse, piece: () => string) {
   while (!res.destroyed && !res.writableEnded) {
-    if (!res.write(piece())) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!res.write(piece())) await drainedOrClosed(res);
     await sleep(1);
   }
 }
