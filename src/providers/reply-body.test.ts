@@ -5,7 +5,7 @@ import { BodyTooLargeError, MAX_WHOLE_BODY_BYTES, ReplyBody } from './reply-body
 /** A dispatch controller that records an abort, as undici's would stop the call. */
 function controller() {
   const state = { paused: false, aborted: false, reason: undefined as unknown };
-  const stub = {
+  const fakeController = {
     get paused() {
       return state.paused;
     },
@@ -19,13 +19,13 @@ function controller() {
       state.reason = reason;
     },
   };
-  return { stub: stub as unknown as Dispatcher.DispatchController, state };
+  return { fakeController: fakeController as unknown as Dispatcher.DispatchController, state };
 }
 
 describe('reply body read whole', () => {
   it('reads a body that ends', async () => {
-    const { stub } = controller();
-    const body = new ReplyBody(stub);
+    const { fakeController } = controller();
+    const body = new ReplyBody(fakeController);
     const text = body.text();
     body.push(Buffer.from('{"ok":'));
     body.push(Buffer.from('true}'));
@@ -34,8 +34,8 @@ describe('reply body read whole', () => {
   });
 
   it('gives up on a body that grows past the limit, and stops the upstream call', async () => {
-    const { stub, state } = controller();
-    const body = new ReplyBody(stub);
+    const { fakeController, state } = controller();
+    const body = new ReplyBody(fakeController);
     const text = body.text();
     const mib = Buffer.alloc(1024 * 1024, 'a');
     for (let sent = 0; sent <= MAX_WHOLE_BODY_BYTES && !state.aborted; sent += mib.length) body.push(mib);

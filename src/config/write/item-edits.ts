@@ -45,7 +45,7 @@ export function recordEdits(inFile: (collection: Collection, id: string) => bool
 }
 
 /** Applies `edits` to `doc` through the Document API (comments and untouched nodes kept). */
-export function applyToDocument(doc: Document, edits: readonly ItemEdit[]): void {
+export function editDocument(doc: Document, edits: readonly ItemEdit[]): void {
   for (const edit of edits) {
     if (edit.kind === 'append') appendItem(doc, edit.collection, edit.value);
     else if (edit.kind === 'remove') removeItem(doc, edit.collection, edit.id);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { applyToDocument, type ItemEdit } from './item-edits.ts';
+import { editDocument, type ItemEdit } from './item-edits.ts';
 import { editWindow } from './item-window.ts';
 import { parseConfig, type ParsedConfig } from './parsed-config.ts';
 import { renderEdited } from './yaml-splice.ts';
@@ -35,7 +35,7 @@ groups: []
 /** The same edit through the whole document, as the writer did before the window existed. */
 function wholeFile(text: string, edit: ItemEdit): string {
   const doc = parseDocument(text);
-  applyToDocument(doc, [edit]);
+  editDocument(doc, [edit]);
   return renderEdited(text, doc);
 }
 

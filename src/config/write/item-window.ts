@@ -6,7 +6,7 @@
  * window so that the check also sees that the items around the change kept their data.
  */
 import { parseDocument } from 'yaml';
-import { applyToDocument, type ItemEdit } from './item-edits.ts';
+import { editDocument, type ItemEdit } from './item-edits.ts';
 import { parseConfig, type ItemSpan, type ParsedConfig } from './parsed-config.ts';
 import type { Collection } from './yaml-edit.ts';
 import { spliceEdited } from './yaml-splice.ts';
@@ -26,7 +26,7 @@ export function editWindow(parsed: ParsedConfig, edit: ItemEdit): ParsedConfig |
   const header = `${edit.collection}:\n`;
   const before = header + parsed.text.slice(start, end);
   const doc = parseDocument(before);
-  applyToDocument(doc, [edit]);
+  editDocument(doc, [edit]);
   const after = spliceEdited(before, doc);
   if (after === null || !after.startsWith(header)) return null;
   const window = parseConfig(after);

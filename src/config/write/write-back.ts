@@ -28,7 +28,7 @@ import type { Snapshot } from '../snapshot.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { configVersion, shareConfig, sharedConfig } from './config-sync.ts';
 import { serialize } from './mutex.ts';
-import { applyToDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
+import { editDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
 import { editWindow } from './item-window.ts';
 import { holdsItem, parseConfig, type ParsedConfig } from './parsed-config.ts';
 import { renderEdited } from './yaml-splice.ts';
@@ -148,7 +148,7 @@ export function createConfigWriter(target: WriteTarget, logger: Logger): ConfigW
   }
 
   function edited(doc: Document, edits: readonly ItemEdit[]): Document {
-    applyToDocument(doc, edits);
+    editDocument(doc, edits);
     return doc;
   }
 
