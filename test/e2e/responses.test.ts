@@ -225,34 +225,37 @@ describe('background responses', () => {
 });
 
 describe('responses in the call log and the store', () => {
-  /** The newest log detail record, once the log holds more than `after` rows. */
-  async function newestLog(after: number) {
-    const list = async () => (await (await fetch(`${env.gw.url}/v1/admin/logs?page_size=1`, { headers: { authorization: `Bearer ${MASTER_KEY}` } })).json()) as any;
-    let page = await list();
-    for (let i = 0; i < 100 && page.meta.total <= after; i++) {
+  /**
+   * The log detail record of the call whose request carried `input`. Found by its input, not as "the newest":
+   * an earlier test's background call may write its log late, in between.
+   */
+  async function logOf(input: string) {
+    const admin = { headers: { authorization: `Bearer ${MASTER_KEY}` } };
+    for (let i = 0; i < 100; i++) {
+      const page = (await (await fetch(`${env.gw.url}/v1/admin/logs?page_size=5`, admin)).json()) as any;
+      for (const row of page.data) {
+        const detail = (await (await fetch(`${env.gw.url}/v1/admin/logs/${row.id}`, admin)).json()) as any;
+        if (detail.request?.input === input) return detail;
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
-      page = await list();
     }
-    const detail = await fetch(`${env.gw.url}/v1/admin/logs/${page.data[0].id}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
-    return { total: page.meta.total as number, detail: (await detail.json()) as any };
+    throw new Error(`no log of the call with input ${JSON.stringify(input)}`);
   }
-  const logTotal = async () => (await newestLog(-1)).total;
 
   it('logs a responses call in the responses shape on both sides, streamed or not', async () => {
-    const before = await logTotal();
     const answer = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'log me whole' });
-    const plain = await newestLog(before);
-    expect(plain.detail.request).toEqual({ model: 'gpt-4o-mini', input: 'log me whole' });
-    expect(plain.detail.response).toEqual(JSON.parse(JSON.stringify({ ...answer, output_text: undefined })));
+    const plain = await logOf('log me whole');
+    expect(plain.request).toEqual({ model: 'gpt-4o-mini', input: 'log me whole' });
+    expect(plain.response).toEqual(JSON.parse(JSON.stringify({ ...answer, output_text: undefined })));
 
     const stream = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'stream me whole' });
     for await (const _event of stream);
     const final = await stream.finalResponse();
-    const streamed = await newestLog(plain.total);
-    expect(streamed.detail.stream).toBe(true);
-    expect(streamed.detail.request).toMatchObject({ model: 'gpt-4o-mini', input: 'stream me whole', stream: true });
-    expect(streamed.detail.response).toMatchObject({ id: final.id, object: 'response', status: 'completed', usage: final.usage });
-    expect(streamed.detail.response.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Echo: stream me whole' })] })]);
+    const streamed = await logOf('stream me whole');
+    expect(streamed.stream).toBe(true);
+    expect(streamed.request).toMatchObject({ model: 'gpt-4o-mini', input: 'stream me whole', stream: true });
+    expect(streamed.response).toMatchObject({ id: final.id, object: 'response', status: 'completed', usage: final.usage });
+    expect(streamed.response.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Echo: stream me whole' })] })]);
   });
 
   it('stores a streamed call made with store: true, readable by GET as soon as the stream ends', async () => {
