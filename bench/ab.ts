@@ -9,7 +9,10 @@
  * well, after one untimed paced run per variant, and the medians of each round's p50 and p99 are
  * what to compare (the tail aim).
  *
- *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced] name=entry[@node-flags][#VAR=value,...] ...
+ * With --stream, each round reads streams to their end, 50 at a time (bench/streams.ts): streams
+ * per second, CPU per stream, and the p50 of the first byte.
+ *
+ *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] name=entry[@node-flags][#VAR=value,...] ...
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
  *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
  *        npx tsx bench/ab.ts plain=dist/main.mjs big-young=dist/main.mjs@--max-semi-space-size=64
@@ -25,16 +28,17 @@ import { startBenchGateway, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
 import { pacedRun } from './paced.ts';
+import { streamLoad } from './streams.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, paced: { type: 'boolean', default: false } },
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, paced: { type: 'boolean', default: false }, stream: { type: 'boolean', default: false } },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 if (positionals.length < 1) {
-  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced] name=entry[@node-flags][#VAR=value,...] ...');
+  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] name=entry[@node-flags][#VAR=value,...] ...');
   process.exit(2);
 }
 
@@ -47,6 +51,12 @@ interface Variant {
   main: number[];
   p50: number[];
   p99: number[];
+}
+
+/** One round of streams, 50 at a time, in the shape of the other loads' results. */
+async function streamRound(t: Target) {
+  const result = await streamLoad(t, { concurrency: 50, warmupSeconds: 0, seconds });
+  return { rps: result.streamsPerSecond, p50: result.firstByte.p50, p99: result.firstByte.p99 };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -67,7 +77,8 @@ try {
       nodeArgs: flags.split(' ').filter(Boolean), env: extraEnv,
     });
     const t = target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
-    await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
+    if (values.stream) await streamRound(t); // warm-up
+    else await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
     variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [] });
   }
   if (values.paced) {
@@ -84,7 +95,9 @@ try {
       const before = pid ? await threadCpu(pid) : new Map<string, number>();
       const result = values.paced
         ? await pacedRun(v.target, { rate: 500, seconds })
-        : await autocannonRun(v.target, { connections: 64, seconds });
+        : values.stream
+          ? await streamRound(v.target)
+          : await autocannonRun(v.target, { connections: 64, seconds });
       const after = pid ? await threadCpu(pid) : new Map<string, number>();
       v.p50.push(result.p50);
       v.p99.push(result.p99);
@@ -100,7 +113,11 @@ try {
   console.log(`${rounds} interleaved rounds of ${seconds} s, medians (min–max):`);
   for (const v of variants) {
     const range = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
-    const load = values.paced ? `p50 ${range(v.p50, 2)} ms, p99 ${range(v.p99, 2)} ms` : `${range(v.rps)} req/s`;
+    const load = values.paced
+      ? `p50 ${range(v.p50, 2)} ms, p99 ${range(v.p99, 2)} ms`
+      : values.stream
+        ? `${range(v.rps)} streams/s, first byte p50 ${range(v.p50, 2)} ms`
+        : `${range(v.rps)} req/s`;
     const cpu = v.child ? `, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}` : '';
     console.log(`  ${v.name.padEnd(14)} ${load}${cpu}`);
   }

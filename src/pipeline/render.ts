@@ -12,8 +12,11 @@ import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/
 
 export interface Renderer {
   json(ctx: GatewayContext, completion: ChatCompletion): Response;
-  /** `chunks` throws a GatewayError when the stream breaks after the commit. */
-  stream(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk>, abort: () => void): Response;
+  /**
+   * `chunks` yields batches (what one upstream read carried, never empty) and throws a
+   * GatewayError when the stream breaks after the commit.
+   */
+  stream(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk[]>, abort: () => void): Response;
 }
 
 const encoder = new TextEncoder();
@@ -158,7 +161,12 @@ export const chatRenderer: Renderer = {
   stream(ctx, chunks, abort) {
     const body = sseBody(
       chunks,
-      (chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`),
+      (batch) => {
+        // One write per batch: its events leave together, as they came.
+        let text = '';
+        for (const chunk of batch) text += `data: ${JSON.stringify(chunk)}\n\n`;
+        return encoder.encode(text);
+      },
       (error) => {
         // Only a stream the upstream really finished looks finished (CONTRACT: Routing).
         if (!error && ctx.outcome.finished) return DONE;

@@ -8,16 +8,18 @@ import { observeChunks } from '../pipeline/observe-chunks.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
 
-/** Replay a stored completion as the chunk sequence a stream would have carried. */
-export async function* replay(completion: ChatCompletion): AsyncGenerator<ChatChunk> {
+/** Replay a stored completion as the chunk sequence a stream would have carried (one batch: it is all here). */
+export async function* replay(completion: ChatCompletion): AsyncGenerator<ChatChunk[]> {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+  const chunks: ChatChunk[] = [];
   for (const choice of completion.choices) {
     const { content, tool_calls } = choice.message;
     const delta = { role: 'assistant' as const, content, tool_calls: tool_calls?.map((call, index) => ({ index, ...call })) };
-    yield { ...base, choices: [{ index: choice.index, delta, finish_reason: null }] };
-    yield { ...base, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] };
+    chunks.push({ ...base, choices: [{ index: choice.index, delta, finish_reason: null }] });
+    chunks.push({ ...base, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
   }
-  if (completion.usage) yield { ...base, choices: [], usage: completion.usage };
+  if (completion.usage) chunks.push({ ...base, choices: [], usage: completion.usage });
+  yield chunks;
 }
 
 /** Render `completion` (parsed from the cache) as this request's answer. */

@@ -43,3 +43,34 @@ describe('reply body read whole', () => {
     expect(state.aborted).toBe(true);
   });
 });
+
+describe('reply body read as a stream', () => {
+  it('hands over what arrived since the last read as one piece, and every byte once', async () => {
+    const { fakeController } = controller();
+    const body = new ReplyBody(fakeController);
+    const pieces: string[] = [];
+    const reading = (async () => {
+      for await (const piece of body) pieces.push(Buffer.from(piece).toString());
+    })();
+    // One socket read's worth of HTTP chunks, pushed in one go as undici's parser does.
+    body.push(Buffer.from('data: 1\n\n'));
+    body.push(Buffer.from('data: 2\n\n'));
+    await new Promise((resolve) => setImmediate(resolve));
+    body.push(Buffer.from('data: 3\n\n'));
+    body.end();
+    await reading;
+    expect(pieces).toEqual(['data: 1\n\ndata: 2\n\n', 'data: 3\n\n']);
+  });
+
+  it('pauses the socket for a slow reader and resumes it once the reader takes what waited', async () => {
+    const { fakeController, state } = controller();
+    const body = new ReplyBody(fakeController);
+    const iterator = body[Symbol.asyncIterator]();
+    for (let i = 0; i < 5; i++) body.push(Buffer.alloc(16 * 1024, 'x'));
+    expect(state.paused).toBe(true);
+    const first = await iterator.next();
+    expect((first.value as Uint8Array).length).toBe(5 * 16 * 1024);
+    expect(state.paused).toBe(false);
+    await iterator.return(undefined);
+  });
+});

@@ -3,12 +3,11 @@
  * and read either whole (`text`, `json`) or as an async iterable (streams). It replaces
  * undici's stream-based body: no Readable per reply, which was the costliest part of a small
  * upstream call. A slow reader pauses the socket above HIGH_WATER buffered bytes
- * (backpressure), and it resumes below LOW_WATER.
+ * (backpressure); it resumes when the reader takes what was buffered.
  */
 import type { Dispatcher } from 'undici';
 
 const HIGH_WATER = 64 * 1024;
-const LOW_WATER = 16 * 1024;
 
 /**
  * The largest body read whole (a JSON answer or an error body). A chat answer of the longest
@@ -97,10 +96,11 @@ export class ReplyBody implements AsyncIterable<Uint8Array> {
     try {
       for (;;) {
         if (this.#chunks.length > 0) {
-          const chunk = this.#chunks.shift()!;
-          this.#buffered -= chunk.length;
-          if (this.controller.paused && this.#buffered < LOW_WATER) this.controller.resume();
-          yield chunk;
+          // Everything that arrived since the last read, as one piece: an upstream writing each
+          // event as its own HTTP chunk would otherwise cost a trip through every layer per event.
+          const chunks = this.#take();
+          if (this.controller.paused) this.controller.resume();
+          yield chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           continue;
         }
         if (this.#error) throw this.#error;

@@ -34,8 +34,18 @@ describe('SSE decoding', () => {
       for (let i = 0; i < bytes.length; i += 3) yield bytes.slice(i, i + 3);
     }
     const events = [];
-    for await (const event of decodeSse(chunks())) events.push(event);
+    for await (const batch of decodeSse(chunks())) events.push(...batch);
     expect(events).toEqual([{ event: undefined, data: 'héllo 👋' }]);
+  });
+
+  it('passes the events one read completed on as one batch', async () => {
+    async function* reads() {
+      yield new TextEncoder().encode('data: a\n\ndata: b\n\ndata: c');
+      yield new TextEncoder().encode('\n\n');
+    }
+    const batches = [];
+    for await (const batch of decodeSse(reads())) batches.push(batch.map((event) => event.data));
+    expect(batches).toEqual([['a', 'b'], ['c']]);
   });
 
   it('refuses an event or a line that grows past the limit instead of buffering it', () => {

@@ -84,15 +84,19 @@ export function parseSseText(text: string): SseEvent[] {
   return [...decoder.push(text), ...decoder.end()];
 }
 
-/** Decode a byte stream into events as they arrive. */
-export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+/**
+ * Decode a byte stream into events as they arrive, one batch per read: the events a read
+ * completed travel together (one hop through every layer above, not one per event).
+ */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
   const text = new TextDecoder();
   const decoder = new SseDecoder();
   for await (const bytes of body) {
-    for (const event of decoder.push(text.decode(bytes, { stream: true }))) yield event;
+    const events = decoder.push(text.decode(bytes, { stream: true }));
+    if (events.length) yield events;
   }
-  for (const event of decoder.push(text.decode())) yield event;
-  for (const event of decoder.end()) yield event;
+  const last = [...decoder.push(text.decode()), ...decoder.end()];
+  if (last.length) yield last;
 }
 
 /** Encode one `data:` event (and optional name) for the client. */

@@ -18,7 +18,7 @@ import { BodyTooLargeError } from '../providers/reply-body.ts';
 import type { Transport, UpstreamReply } from '../providers/transport.ts';
 import type { ProviderAdapter, StreamTranslator, Target, UpstreamRequest } from '../providers/types.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddings-types.ts';
-import { UpstreamStreamError } from '../providers/types.ts';
+import { UpstreamStreamError, type SseEvent } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
 
@@ -34,10 +34,13 @@ export interface AttemptInput {
   traceHeaders?: Record<string, string>;
 }
 
-/** An opened stream: the chunks read before the commit point, then the rest. */
+/**
+ * An opened stream: the chunks read before the commit point, then the rest, in batches (the
+ * chunks one upstream read carried, never empty).
+ */
 export interface OpenStream {
   head: ChatChunk[];
-  rest: AsyncGenerator<ChatChunk>;
+  rest: AsyncGenerator<ChatChunk[]>;
   translator: StreamTranslator;
   /** Abort the upstream call (client gone, or the gateway gives up). */
   abort(): void;
@@ -194,7 +197,7 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const timer = new Deadline(input.signal, input.timeouts.total);
   const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   timer.armFirstToken(input.timeouts.first_token);
-  let source: AsyncGenerator<ChatChunk>;
+  let source: AsyncGenerator<ChatChunk[]>;
   try {
     const reply = await send(input, input.adapter.buildRequest(input.request, input.target, { stream: true }), timer);
     source = translate(decodeSse(reply.body), translator);
@@ -204,11 +207,12 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
   }
   const head: ChatChunk[] = [];
   try {
+    // The whole batch that brought the first content joins the head: it has been read already.
     for (;;) {
       const next = await source.next();
       if (next.done) break;
-      head.push(next.value);
-      if (hasContent(next.value)) break;
+      head.push(...next.value);
+      if (next.value.some(hasContent)) break;
     }
   } catch (error) {
     timer.dispose();
@@ -224,7 +228,7 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
 }
 
 /** The chunks after the head (a module-level generator: see the note at the top). */
-async function* restOf(source: AsyncGenerator<ChatChunk>, timer: Deadline): AsyncGenerator<ChatChunk> {
+async function* restOf(source: AsyncGenerator<ChatChunk[]>, timer: Deadline): AsyncGenerator<ChatChunk[]> {
   try {
     for (;;) {
       const next = await source.next();
@@ -239,11 +243,22 @@ async function* restOf(source: AsyncGenerator<ChatChunk>, timer: Deadline): Asyn
   }
 }
 
-async function* translate(events: AsyncIterable<{ event?: string; data: string }>, translator: StreamTranslator) {
-  for await (const event of events) {
-    // After the end marker, read on to the end of the body instead of breaking off: leaving
-    // early destroys the upstream response, which costs its keep-alive connection.
-    if (translator.done) continue;
-    for (const chunk of translator.push(event)) yield chunk;
+/** Each batch of events as the batch of chunks it translates to (batches left empty are skipped). */
+async function* translate(batches: AsyncIterable<SseEvent[]>, translator: StreamTranslator): AsyncGenerator<ChatChunk[]> {
+  for await (const events of batches) {
+    const chunks: ChatChunk[] = [];
+    for (const event of events) {
+      // After the end marker, read on to the end of the body instead of breaking off: leaving
+      // early destroys the upstream response, which costs its keep-alive connection.
+      if (translator.done) break;
+      try {
+        for (const chunk of translator.push(event)) chunks.push(chunk);
+      } catch (error) {
+        // What came before the failing event still reaches the client, ahead of the error.
+        if (chunks.length) yield chunks;
+        throw error;
+      }
+    }
+    if (chunks.length) yield chunks;
   }
 }

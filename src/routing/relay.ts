@@ -40,17 +40,35 @@ export function midStreamError(error: AttemptError): GatewayError {
   return timedOut ? streamStalled(message) : streamInterrupted(message);
 }
 
-/** Head then rest of one upstream stream, ending early once the answer is complete. */
-async function* chunksOf(opened: OpenStream, graceMs: number): AsyncGenerator<ChatChunk> {
-  let finished = false;
-  const isFinish = (chunk: ChatChunk) => chunk.choices.some((choice) => choice.finish_reason);
-  for (const chunk of opened.head) {
-    finished ||= isFinish(chunk);
-    yield chunk;
+const isFinish = (chunk: ChatChunk) => chunk.choices.some((choice) => choice.finish_reason);
+
+/**
+ * Where a batch completes the answer: the count of its chunks up to the usage chunk that
+ * follows the finish_reason (the rest is not needed), or -1 while the answer goes on.
+ */
+function completeAt(batch: ChatChunk[], state: { finished: boolean }): number {
+  for (let i = 0; i < batch.length; i++) {
+    const chunk = batch[i]!;
+    if (state.finished && chunk.usage) return i + 1;
+    state.finished ||= isFinish(chunk);
   }
+  return -1;
+}
+
+/** Head then rest of one upstream stream, in batches, ending early once the answer is complete. */
+async function* chunksOf(opened: OpenStream, graceMs: number): AsyncGenerator<ChatChunk[]> {
+  const state = { finished: false };
+  const headEnd = completeAt(opened.head, state);
+  if (headEnd !== -1) {
+    yield opened.head.slice(0, headEnd);
+    drain(opened, graceMs);
+    return;
+  }
+  if (opened.head.length) yield opened.head;
   for (;;) {
+    const finished = state.finished;
     const pending = opened.rest.next();
-    let next: IteratorResult<ChatChunk>;
+    let next: IteratorResult<ChatChunk[]>;
     if (!finished) next = await pending;
     else {
       let timer: NodeJS.Timeout | undefined;
@@ -64,15 +82,16 @@ async function* chunksOf(opened: OpenStream, graceMs: number): AsyncGenerator<Ch
       next = raced;
     }
     if (next.done) return;
-    const chunk = next.value;
-    yield chunk;
-    if (finished && chunk.usage) {
-      // The answer and its usage are in: end the client's stream now, and let the upstream's
-      // end marker drain in the background so its connection goes back to the pool.
-      drain(opened, graceMs);
-      return;
+    const end = completeAt(next.value, state);
+    if (end === -1) {
+      yield next.value;
+      continue;
     }
-    finished ||= isFinish(chunk);
+    // The answer and its usage are in: end the client's stream now, and let the upstream's
+    // end marker drain in the background so its connection goes back to the pool.
+    yield end === next.value.length ? next.value : next.value.slice(0, end);
+    drain(opened, graceMs);
+    return;
   }
 }
 
@@ -105,7 +124,7 @@ function endedEarly(): AttemptError {
 }
 
 /** Relay a committed stream to the end, resuming it once on a target that can continue it if it breaks. */
-export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps): AsyncGenerator<ChatChunk> {
+export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps): AsyncGenerator<ChatChunk[]> {
   let current = first;
   let text = '';
   /** The text of the leg being relayed, and the usage of the cut leg before it (once resumed). */
@@ -121,28 +140,30 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
     deps.setAbort(current.stream.abort);
     const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
     try {
-      for await (const chunk of chunksOf(current.stream, grace)) {
-        frame ??= { id: chunk.id, created: chunk.created, model: chunk.model };
-        // One chunk stream for the client, whichever upstream produced the piece.
-        chunk.id = frame.id;
-        chunk.created = frame.created;
-        chunk.model = frame.model;
-        if (carried && chunk.usage) chunk.usage = addUsage(carried, chunk.usage);
-        for (const choice of chunk.choices) {
-          if (carried) delete choice.delta?.role; // the client has its role chunk already
-          if (overlap && choice.delta?.content) {
-            // The client already has this whitespace: splice without doubling it.
-            if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
-            overlap = '';
+      for await (const batch of chunksOf(current.stream, grace)) {
+        for (const chunk of batch) {
+          frame ??= { id: chunk.id, created: chunk.created, model: chunk.model };
+          // One chunk stream for the client, whichever upstream produced the piece.
+          chunk.id = frame.id;
+          chunk.created = frame.created;
+          chunk.model = frame.model;
+          if (carried && chunk.usage) chunk.usage = addUsage(carried, chunk.usage);
+          for (const choice of chunk.choices) {
+            if (carried) delete choice.delta?.role; // the client has its role chunk already
+            if (overlap && choice.delta?.content) {
+              // The client already has this whitespace: splice without doubling it.
+              if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
+              overlap = '';
+            }
+            if (choice.delta?.content) {
+              text += choice.delta.content;
+              legText += choice.delta.content;
+            }
+            if (choice.delta?.tool_calls?.length) sawToolCalls = true;
+            if (choice.finish_reason) finished = true;
           }
-          if (choice.delta?.content) {
-            text += choice.delta.content;
-            legText += choice.delta.content;
-          }
-          if (choice.delta?.tool_calls?.length) sawToolCalls = true;
-          if (choice.finish_reason) finished = true;
         }
-        yield chunk;
+        yield batch;
       }
       // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
       if (!finished && !current.stream.translator.done) throw endedEarly();

@@ -98,7 +98,7 @@ class OutputState {
  */
 export async function* responseEvents(
   ctx: GatewayContext,
-  chunks: AsyncGenerator<ChatChunk>,
+  chunks: AsyncGenerator<ChatChunk[]>,
   beforeEnd: (final: ResponseObject) => Promise<void> = async () => {},
 ): AsyncGenerator<ResponseEvent> {
   const state = new OutputState();
@@ -108,11 +108,13 @@ export async function* responseEvents(
   let finish: FinishReason | null = null;
   let failure: GatewayError | null = null;
   try {
-    for await (const chunk of chunks) {
-      for (const choice of chunk.choices) {
-        if (choice.delta?.content) yield* state.appendText(choice.delta.content);
-        for (const call of choice.delta?.tool_calls ?? []) yield* state.toolDelta(call.index, call.id, call.function?.name, call.function?.arguments);
-        if (choice.finish_reason) finish = choice.finish_reason;
+    for await (const batch of chunks) {
+      for (const chunk of batch) {
+        for (const choice of chunk.choices) {
+          if (choice.delta?.content) yield* state.appendText(choice.delta.content);
+          for (const call of choice.delta?.tool_calls ?? []) yield* state.toolDelta(call.index, call.id, call.function?.name, call.function?.arguments);
+          if (choice.finish_reason) finish = choice.finish_reason;
+        }
       }
     }
     if (!ctx.outcome.finished) failure = streamCutError();
