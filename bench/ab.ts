@@ -17,6 +17,7 @@
  *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
  *        npx tsx bench/ab.ts plain=dist/main.mjs big-young=dist/main.mjs@--max-semi-space-size=64
  *        npx tsx bench/ab.ts --rounds 3 now=dist/main.mjs    (one build: its CPU per request)
+ *        npx tsx bench/ab.ts floor=floor now=dist/main.mjs   (the entry `floor`: bench/floor-proxy.ts)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { threadCpu } from './thread-cpu.ts';
-import { startBenchGateway, startMock, type Child } from './processes.ts';
+import { startBenchGateway, startFloor, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
 import { pacedRun } from './paced.ts';
@@ -72,11 +73,16 @@ try {
     const extraEnv = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2)));
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
     dataDirs.push(dataDir);
-    const child = await startBenchGateway({
-      name, entry: resolve(ROOT, entry!), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir,
-      nodeArgs: flags.split(' ').filter(Boolean), env: extraEnv,
-    });
-    const t = target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+    const isFloor = entry === 'floor';
+    const child = isFloor
+      ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
+      : await startBenchGateway({
+          name, entry: resolve(ROOT, entry!), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir,
+          nodeArgs: flags.split(' ').filter(Boolean), env: extraEnv,
+        });
+    const t = isFloor
+      ? target(name, `${child.url}/v1/chat/completions`, { authorization: 'Bearer bench-upstream-key' })
+      : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     if (values.stream) await streamRound(t); // warm-up
     else await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
     variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [] });

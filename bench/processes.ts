@@ -125,6 +125,13 @@ export async function startBenchGateway(options: {
   return serving(child, port, '/v1/system/health');
 }
 
+/** The bare reverse proxy of bench/floor-proxy.ts, relaying to `upstream` (the mock's chat URL): the least a Node.js gateway can add here. */
+export async function startFloor(upstream: string): Promise<Child & { url: string }> {
+  const port = await freePort();
+  const child = spawnNode('floor', ['--import', 'tsx', 'bench/floor-proxy.ts'], { cwd: ROOT, env: { PORT: String(port), UPSTREAM: upstream } });
+  return serving(child, port);
+}
+
 /** Resident memory of a process from /proc (Linux): current (VmRSS) and peak (VmHWM), in MiB. */
 export function memoryOf(pid: number | undefined): { rss: number; peak: number } | null {
   if (!pid) return null;

@@ -18,7 +18,7 @@ import { buildGateway } from '../scripts/build.ts';
 import { pacedRun, pooled, type PacedResult } from './paced.ts';
 import { findNginx, startNginx } from './nginx.ts';
 import { ensurePortkey, portkeyHeaders, PORTKEY_VERSION, startPortkey } from './portkey.ts';
-import { freePort, memoryOf, serving, spawnNode, startBenchGateway, startMock, type Child } from './processes.ts';
+import { freePort, memoryOf, serving, spawnNode, startBenchGateway, startFloor, startMock, type Child } from './processes.ts';
 import { markdownTable, textTable, type Row } from './report.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 import { autocannonRun, type LoadResult } from './throughput.ts';
@@ -51,13 +51,6 @@ const PEER_REFERENCE = { rps: 1100, addedP99: 22, addedTtfb: 28 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const children: Child[] = [];
-
-/** The bare reverse proxy of bench/floor-proxy.ts: the least a Node.js gateway can add here. */
-async function startFloor(upstream: string): Promise<Child & { url: string }> {
-  const port = await freePort();
-  const child = spawnNode('floor', ['--import', 'tsx', 'bench/floor-proxy.ts'], { cwd: ROOT, env: { PORT: String(port), UPSTREAM: upstream } });
-  return serving(child, port);
-}
 
 async function startOurGateway(mockUrl: string, dataDir: string): Promise<Child & { url: string }> {
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/.profiles')}`] : [];
