@@ -87,7 +87,6 @@ export function sseBody<T>(
 
   async function relay(destination: SseDestination) {
     destination.once('close', cancel); // gone before the end: the upstream call stops too
-    let first = true;
     let tail: Uint8Array | null;
     try {
       for (;;) {
@@ -100,13 +99,6 @@ export function sseBody<T>(
         const bytes = encode(next.value);
         if (!bytes) continue;
         destination.write(bytes);
-        if (first) {
-          // Node's res.write() corks the socket until the next tick, and the ticks wait for the
-          // microtask queue: with more chunks already buffered, the first would leave only
-          // after all of them were relayed. One turn of the event loop lets it go out now.
-          first = false;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
         if (destination.writableNeedDrain) await drained(destination);
         if (ended) return;
       }
