@@ -115,3 +115,40 @@ keys:
     expect(await used(month())).toBe(3);
   });
 });
+
+describe('budgets without a limit', () => {
+  const config = testConfig(`
+providers:
+  - { id: open, type: compat, endpoint: http://127.0.0.1:9/v1 }
+groups:
+  - { id: team, quota_limit: 0 }
+accounts:
+  - { id: alice, email: alice@example.com, group: team }
+`);
+
+  it('are only counted: no store call before the call, the real usage after it', async () => {
+    const runtime = testRuntime(config);
+    const calls: string[] = [];
+    const store = runtime.store;
+    const admit = store.admit.bind(store);
+    store.admit = (rates, quotas) => {
+      calls.push('admit');
+      return admit(rates, quotas);
+    };
+    const plugin = await rateLimit.setup(options, { runtime, logger: silent, now: () => Date.now() });
+    const ctx = createTestContext({}, runtime);
+    ctx.principal = { kind: 'oauth', accountId: 'alice', role: 'member', groupId: 'team', scopes: new Set() };
+    ctx.targets.push({ provider: runtime.current().providers.get('open')!, upstreamModel: 'm', requestedAs: 'm' });
+    let ran = false;
+    await plugin.handle!(ctx, async () => {
+      ran = true;
+      // Nothing reserved while the call runs: an unlimited counter holds only real usage.
+      expect(await store.getCounters([quotaKey('group', 'team'), quotaKey('provider', 'open')])).toEqual([0, 0]);
+      return new Response('{}');
+    });
+    expect(ran).toBe(true);
+    expect(calls).toEqual([]);
+    await plugin.onComplete!(ctx, { ...ctx.outcome, status: 200, usage: { prompt_tokens: 8, completion_tokens: 4, total_tokens: 12 }, served: { model: 'm', provider: 'open', upstreamModel: 'm' } });
+    expect(await store.getCounters([quotaKey('group', 'team'), quotaKey('provider', 'open')])).toEqual([12, 12]);
+  });
+});

@@ -7,6 +7,9 @@
  * cannot overspend: each admitted request reserves an estimate, and its onComplete settles the
  * reservation to the real usage (streams too). Every answer carries the x-ratelimit-* headers of
  * the tightest rule; a refusal is 429 with Retry-After (`insufficient_quota` for quotas).
+ * A budget without a limit (quota_limit 0) is only counted: it reserves nothing and gets the
+ * real usage at the end, so a call with no rate rule and no limited budget makes no store call
+ * before it runs (no Redis round trip).
  *
  * Runs after `route` (the provider quota needs the target); before it, only group and key quotas apply.
  */
@@ -25,6 +28,7 @@ interface RateLimitOptions {
 
 /** What this request reserved, settled in onComplete. */
 interface Reservation {
+  /** Reserved on each budget that has a limit; a budget without one reserved nothing. */
   amount: number;
   /** The group's and the key's budgets: settled where they were reserved. */
   caller: Budget[];
@@ -87,7 +91,6 @@ const tightest = (states: RateState[]) => states.reduce((a, b) => (b.remaining <
 /** Drops targets whose provider quota is already spent, so fallbacks on other providers still serve. */
 async function withinProviderQuota(ctx: GatewayContext, store: StateStore, now: number): Promise<void> {
   const limited = [...new Set(ctx.targets.filter((t) => t.provider.quota_limit > 0).map((t) => t.provider))];
-  if (!limited.length) return;
   const used = await store.getCounters(limited.map((p) => providerBudget(p, ctx.snapshot, now).counter.key));
   const spent = new Set(limited.filter((p, i) => used[i]! >= p.quota_limit).map((p) => p.id));
   if (!spent.size) return;
@@ -117,6 +120,9 @@ function callBudgets(ctx: GatewayContext, now: number): { caller: Budget[]; prov
   return { caller, provider: routed && providerBudget(routed, ctx.snapshot, now) };
 }
 
+/** What a budget holds reserved for this call: the estimate where a limit is enforced, else nothing. */
+const reservedOn = (budget: Budget, reservation: Reservation) => (budget.limit > 0 ? reservation.amount : 0);
+
 const quotaRule = (budget: Budget, reserve: number): QuotaRule => ({
   key: budget.counter.key,
   limit: budget.limit,
@@ -142,43 +148,62 @@ export default definePlugin<RateLimitOptions>({
   after: { auth: "key and group limits need the caller", route: 'provider quotas need the routed provider (checked in the same atomic call as the rates)' },
   setup(options, { runtime, logger, now: clock }) {
     const store = runtime.store;
-    return {
-      async handle(ctx, next) {
-        const rules = rateRules(ctx);
-        const now = clock();
-        await withinProviderQuota(ctx, store, now);
-        const { caller, provider } = callBudgets(ctx, now);
-        const budgets = provider ? [...caller, provider] : caller;
-        if (rules.length === 0 && budgets.length === 0) return next();
-        const reservation: Reservation = { amount: budgets.length ? reserveEstimate(ctx, options) : 0, caller, provider };
-        const result = await store.admit(rules, budgets.map((b) => quotaRule(b, reservation.amount)));
-        if (!result.allowed) {
-          const refused = result.refusedBy;
-          if (refused?.kind === 'quota') {
-            const budget = budgets.find((b) => b.counter.key === refused.key)!;
-            throw insufficientQuota(`The token quota of ${describeBudget(budget)} is exhausted (${refused.used} of ${refused.limit} used).`);
-          }
-          const state = result.rates[refused?.kind === 'rate' ? refused.index : 0]!;
-          throw rateLimited(state.resetMs / 1000, rateHeaders({ ...state, remaining: 0 }));
-        }
-        if (budgets.length) ctx.locals.set(LOCAL, reservation);
-        if (result.rates.length) {
-          for (const [name, value] of Object.entries(rateHeaders(tightest(result.rates)))) ctx.responseHeaders.set(name, value);
-        }
+
+    /** The rates and budgets of this call: nothing to check hands next()'s promise straight back. */
+    function admit(ctx: GatewayContext, next: () => Promise<Response>, now: number): Promise<Response> {
+      const rules = rateRules(ctx);
+      const { caller, provider } = callBudgets(ctx, now);
+      const budgets = provider ? [...caller, provider] : caller;
+      const limited = budgets.filter((budget) => budget.limit > 0);
+      if (rules.length === 0 && limited.length === 0) {
+        // The budgets are only counted, with the real usage at the end.
+        if (budgets.length) ctx.locals.set(LOCAL, { amount: 0, caller, provider } satisfies Reservation);
         return next();
+      }
+      const reservation: Reservation = { amount: limited.length ? reserveEstimate(ctx, options) : 0, caller, provider };
+      return reserve(ctx, next, rules, limited, reservation);
+    }
+
+    /** One atomic store call for the rates and the limited budgets: refuses, or reserves and runs. */
+    async function reserve(ctx: GatewayContext, next: () => Promise<Response>, rules: RateRule[], limited: Budget[], reservation: Reservation) {
+      const result = await store.admit(rules, limited.map((b) => quotaRule(b, reservation.amount)));
+      if (!result.allowed) {
+        const refused = result.refusedBy;
+        if (refused?.kind === 'quota') {
+          const budget = limited.find((b) => b.counter.key === refused.key)!;
+          throw insufficientQuota(`The token quota of ${describeBudget(budget)} is exhausted (${refused.used} of ${refused.limit} used).`);
+        }
+        const state = result.rates[refused?.kind === 'rate' ? refused.index : 0]!;
+        throw rateLimited(state.resetMs / 1000, rateHeaders({ ...state, remaining: 0 }));
+      }
+      if (reservation.caller.length || reservation.provider) ctx.locals.set(LOCAL, reservation);
+      if (result.rates.length) {
+        for (const [name, value] of Object.entries(rateHeaders(tightest(result.rates)))) ctx.responseHeaders.set(name, value);
+      }
+      return next();
+    }
+
+    return {
+      // Not async: a call with nothing to check makes no store call and no promise of its own.
+      handle(ctx, next) {
+        const now = clock();
+        if (ctx.targets.some((target) => target.provider.quota_limit > 0)) {
+          return withinProviderQuota(ctx, store, now).then(() => admit(ctx, next, now));
+        }
+        return admit(ctx, next, now);
       },
       async onComplete(ctx, outcome) {
         const reservation = ctx.locals.get(LOCAL) as Reservation | undefined;
         if (!reservation) return;
         const actual = actualTokens(ctx, outcome);
-        const settles = reservation.caller.map((budget) => settle(store, budget, actual - reservation.amount));
+        const settles = reservation.caller.map((budget) => settle(store, budget, actual - reservedOn(budget, reservation)));
         const reserved = reservation.provider;
         // A fallback may have served from another provider than the one reserved on.
         const servedId = outcome.served?.provider ?? reserved?.id;
         if (reserved && servedId === reserved.id) {
-          settles.push(settle(store, reserved, actual - reservation.amount));
+          settles.push(settle(store, reserved, actual - reservedOn(reserved, reservation)));
         } else {
-          if (reserved) settles.push(settle(store, reserved, -reservation.amount));
+          if (reserved) settles.push(settle(store, reserved, -reservedOn(reserved, reservation)));
           const served = servedId ? ctx.snapshot.providers.get(servedId) : undefined;
           if (served) settles.push(settle(store, providerBudget(served, ctx.snapshot, clock()), actual));
         }
