@@ -98,6 +98,8 @@ export function sseBody<T>(
         }
         const bytes = encode(next.value);
         if (!bytes) continue;
+        // No turn of the event loop here: what is written before the source waits on the upstream
+        // leaves in one socket write (Node's cork), and what is already there is the same answer.
         destination.write(bytes);
         if (destination.writableNeedDrain) await drained(destination);
         if (ended) return;
