@@ -8,6 +8,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_KEY, startTestGateway, type TestGateway } from '../_setup.ts';
+import { drainedOrClosed } from '../mock-upstream/faults.ts';
 
 const EVENT_TEXT = 'x'.repeat(16 * 1024);
 const LIMIT = 256 * 1024 * 1024; // far more than every socket buffer on the way can hold
@@ -42,16 +43,6 @@ afterAll(async () => {
   upstream.closeAllConnections();
   await new Promise((resolve) => upstream.close(resolve));
 });
-
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done).off('close', done);
-      resolve();
-    };
-    res.on('drain', done).on('close', done);
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

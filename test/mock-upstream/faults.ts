@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ERROR = { error: { message: 'mock upstream overloaded', type: 'server_error', param: null, code: null } };
 
 /** Resolves when `res` wants more or is gone; the listener that did not fire is removed. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done).off('close', done);
