@@ -4,7 +4,7 @@
  * leaves ends the upstream call. The upstream here honours backpressure itself and counts
  * what it managed to write.
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_KEY, startTestGateway, type TestGateway } from '../_setup.ts';
