@@ -155,18 +155,20 @@ export default definePlugin<RateLimitOptions>({
       const { caller, provider } = callBudgets(ctx, now);
       const budgets = provider ? [...caller, provider] : caller;
       const limited = budgets.filter((budget) => budget.limit > 0);
-      if (rules.length === 0 && limited.length === 0) {
-        // The budgets are only counted, with the real usage at the end.
-        if (budgets.length) ctx.locals.set(LOCAL, { amount: 0, caller, provider } satisfies Reservation);
-        return next();
-      }
       const reservation: Reservation = { amount: limited.length ? reserveEstimate(ctx, options) : 0, caller, provider };
-      return reserve(ctx, next, rules, limited, reservation);
+      // Settled in onComplete; only once admitted, as a refusal reserved nothing.
+      const admitted = () => {
+        if (budgets.length) ctx.locals.set(LOCAL, reservation);
+        return next();
+      };
+      // Nothing to check: the budgets are only counted, with the real usage at the end.
+      if (rules.length === 0 && limited.length === 0) return admitted();
+      return reserve(ctx, rules, limited, reservation.amount, admitted);
     }
 
     /** One atomic store call for the rates and the limited budgets: refuses, or reserves and runs. */
-    async function reserve(ctx: GatewayContext, next: () => Promise<Response>, rules: RateRule[], limited: Budget[], reservation: Reservation) {
-      const result = await store.admit(rules, limited.map((b) => quotaRule(b, reservation.amount)));
+    async function reserve(ctx: GatewayContext, rules: RateRule[], limited: Budget[], amount: number, admitted: () => Promise<Response>) {
+      const result = await store.admit(rules, limited.map((b) => quotaRule(b, amount)));
       if (!result.allowed) {
         const refused = result.refusedBy;
         if (refused?.kind === 'quota') {
@@ -176,11 +178,10 @@ export default definePlugin<RateLimitOptions>({
         const state = result.rates[refused?.kind === 'rate' ? refused.index : 0]!;
         throw rateLimited(state.resetMs / 1000, rateHeaders({ ...state, remaining: 0 }));
       }
-      if (reservation.caller.length || reservation.provider) ctx.locals.set(LOCAL, reservation);
       if (result.rates.length) {
         for (const [name, value] of Object.entries(rateHeaders(tightest(result.rates)))) ctx.responseHeaders.set(name, value);
       }
-      return next();
+      return admitted();
     }
 
     return {
