@@ -2,7 +2,8 @@
  * A/B probe: CPU per request of two or more gateway builds or node flag sets, measured in
  * interleaved rounds against one mock, so that the machine's drift hits every variant alike.
  * Each round loads one variant at saturation (autocannon, 64 connections) and reads all its
- * threads' CPU time from /proc; the medians over the rounds are what to compare. Every variant
+ * threads' CPU time from /proc (the main thread's and the busiest other one's, the log worker,
+ * shown apart); the medians over the rounds are what to compare. Every variant
  * runs with `npm start`'s node flags, then its own (a later V8 flag wins).
  *
  * With --paced, each round sends 500 requests/s (bench/paced.ts) instead, to the mock directly as
@@ -52,6 +53,8 @@ interface Variant {
   main: number[];
   p50: number[];
   p99: number[];
+  /** CPU µs per request of the busiest thread other than main (the SQLite log worker). */
+  busiest: number[];
 }
 
 /** One round of streams, 50 at a time, in the shape of the other loads' results. */
@@ -85,11 +88,11 @@ try {
       : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     if (values.stream) await streamRound(t); // warm-up
     else await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
-    variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [] });
+    variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [] });
   }
   if (values.paced) {
     const direct = target('direct', `http://127.0.0.1:${mock.port}/v1/chat/completions`);
-    variants.unshift({ name: 'direct', target: direct, rps: [], cpu: [], main: [], p50: [], p99: [] });
+    variants.unshift({ name: 'direct', target: direct, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [] });
   }
   // One-at-a-time requests take paths saturation barely used: let V8 compile them before timing.
   if (values.paced) for (const v of variants) await pacedRun(v.target, { rate: 500, seconds: 2 * seconds });
@@ -109,7 +112,13 @@ try {
       v.p99.push(result.p99);
       const served = result.rps * seconds;
       let total = 0;
-      for (const [thread, us] of after) total += us - (before.get(thread) ?? 0);
+      let busiest = 0;
+      for (const [thread, us] of after) {
+        const spent = us - (before.get(thread) ?? 0);
+        total += spent;
+        if (thread !== 'main') busiest = Math.max(busiest, spent);
+      }
+      v.busiest.push(busiest / served);
       v.rps.push(result.rps);
       v.cpu.push(total / served);
       v.main.push(((after.get('main') ?? 0) - (before.get('main') ?? 0)) / served);
@@ -124,7 +133,7 @@ try {
       : values.stream
         ? `${range(v.rps)} streams/s, first byte p50 ${range(v.p50, 2)} ms`
         : `${range(v.rps)} req/s`;
-    const cpu = v.child ? `, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}` : '';
+    const cpu = v.child ? `, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}, busiest other thread ${range(v.busiest)}` : '';
     console.log(`  ${v.name.padEnd(14)} ${load}${cpu}`);
   }
 } finally {

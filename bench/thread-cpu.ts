@@ -3,16 +3,19 @@ import { readdir, readFile } from 'node:fs/promises';
 
 const TICK_US = 1e6 / 100; // USER_HZ
 
-/** CPU microseconds per thread name (`main` for the main thread; threads of one name summed). */
+/**
+ * CPU microseconds per thread: `main` for the main thread, the others by id (`node#<tid>`: Node's
+ * worker threads and V8's helpers all go by `node`, so only the id tells the log worker apart).
+ */
 export async function threadCpu(pid: number): Promise<Map<string, number>> {
   const byName = new Map<string, number>();
   for (const tid of await readdir(`/proc/${pid}/task`)) {
     try {
       const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
-      byName.set(name, (byName.get(name) ?? 0) + us);
+      byName.set(name, us);
     } catch {
       // the thread ended between readdir and read
     }

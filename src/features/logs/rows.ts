@@ -24,8 +24,10 @@ export const LIST_COLUMNS =
  * non-decimal cost) cannot make a whole batch fail over and over.
  */
 export function normalizeRecord(r: LogRecord): LogRecord {
+  // Every field spelled out (no spread of `r`): one object shape for every row, built at a
+  // fraction of the cost of copying a record and then overwriting all of its fields.
   return {
-    ...r,
+    id: str(r.id),
     created_at: int(r.created_at),
     api_key_id: str(r.api_key_id),
     api_key_name: str(r.api_key_name),

@@ -89,7 +89,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           const r = normalizeRecord(raw);
           const inNano = toNano(r.input_cost);
           const outNano = toNano(r.output_cost);
-          const info = s.insert.run(...recordValues(r), inNano, outNano);
+          const info = s.insert.run(rowValues(r, inNano, outNano));
           // Ignored duplicate: the ledger already holds this request; do not count it twice.
           if (info.changes === 0) continue;
           addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
@@ -168,6 +168,10 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
 function prepare(db: Database.Database) {
   const cols = [...LOG_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
+  // rowValues spells the columns out: a column added to LOG_COLUMNS alone must not shift them.
+  if (rowValues(normalizeRecord({} as LogRecord), 0n, 0n).length !== cols.length) {
+    throw new Error('sqlite.ts rowValues does not list every column of LOG_COLUMNS');
+  }
   return {
     insert: db.prepare(
       `INSERT INTO call_logs (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`,
@@ -190,14 +194,18 @@ function prepare(db: Database.Database) {
   };
 }
 
-function recordValues(r: LogRecord): unknown[] {
-  return LOG_COLUMNS.map((c) => {
-    const v = r[c];
-    if (c === 'attempts') return JSON.stringify(v);
-    if (c === 'request' || c === 'response') return v ?? null; // JSON text already
-    if (typeof v === 'boolean') return v ? 1 : 0;
-    return v;
-  });
+/**
+ * A normalized record as the insert's parameters, in `LOG_COLUMNS` order then the two nano
+ * costs: an array literal, not a mapping over the column names (this runs for every row).
+ */
+function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
+  return [
+    r.id, r.created_at, r.api_key_id, r.api_key_name, r.account_id, r.group_id, r.provider_id, r.model,
+    r.endpoint, r.request_tokens, r.response_tokens, r.cached_tokens, r.reasoning_tokens, r.status,
+    r.http_status, r.error_code, r.error_message, r.latency_ms, r.ttft_ms, r.ip, r.user_agent, r.stream ? 1 : 0,
+    r.cache_hit ? 1 : 0, JSON.stringify(r.attempts), r.input_cost, r.output_cost, r.currency, r.request, r.response,
+    r.billed ? 1 : 0, r.cache_similarity ?? null, inNano, outNano,
+  ];
 }
 
 function addDelta(deltas: Map<string, RollupDelta>, r: LogRecord, inNano: bigint, outNano: bigint): void {
