@@ -13,7 +13,7 @@ import { makeRecord } from '../src/features/logs/test-records.ts';
 import type { LogAttempt } from '../src/features/logs/types.ts';
 import { createRequestId } from '../src/kernel/request-id.ts';
 
-const BATCH = 200;
+const BATCH = Number(process.env.BATCH ?? 200);
 const rounds = Number(process.argv[2] ?? 300);
 const request = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in one short sentence please.' }], max_tokens: 32 });
 const response = JSON.stringify({
