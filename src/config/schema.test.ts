@@ -1,5 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createConfigAjv } from './validate.ts';
+
+/** Every schema the code ships (gateway.yaml's, the request bodies', the built-in plugins' options). */
+const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+const shippedSchemas = readdirSync(SCHEMA_DIR, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.schema.json'));
+
+// The gateway compiles them without the meta-schema check (it cost every start time and memory):
+// this is where a mistake in one is caught.
+describe('the shipped JSON Schemas', () => {
+  const meta = new Ajv2020({ strict: false });
+  it('are all here', () => expect(shippedSchemas.length).toBeGreaterThanOrEqual(13));
+  it.each(shippedSchemas)('%s is valid JSON Schema 2020-12', (name) => {
+    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR.pathname, name), 'utf8'));
+    expect(meta.validateSchema(schema), meta.errorsText(meta.errors)).toBe(true);
+  });
+});
 
 describe('gateway.schema.json', () => {
   const ajv = createConfigAjv();

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildPipeline } from './pipeline.ts';
 import { forbidden } from '../kernel/errors.ts';
@@ -142,4 +145,19 @@ describe('buildPipeline / run', () => {
 
 it('buildPipeline refuses an unknown built-in', async () => {
   await expect(buildPipeline([{ name: 'nope', enabled: true, options: {} }], { runtime: testRuntime(), logger, now: Date.now }, '/x/gateway.yaml', new Map())).rejects.toThrow(/unknown built-in plugin/);
+});
+
+it('buildPipeline refuses a plugin module whose options schema is not valid JSON Schema', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-plugin-'));
+  try {
+    await writeFile(join(dir, 'bad-schema.mjs'), `export default {
+      name: 'bad-schema', failure: 'closed', setup: () => ({}),
+      schema: { type: 'object', properties: { limit: { type: 'integer', minimum: 'five' } } },
+    };`);
+    const entries = [{ name: 'bad-schema', module: './bad-schema.mjs', enabled: true, options: {} }];
+    await expect(buildPipeline(entries, { runtime: testRuntime(), logger, now: Date.now }, join(dir, 'gateway.yaml'), new Map()))
+      .rejects.toThrow(/bad-schema\.mjs'.*options schema is not valid JSON Schema.*minimum/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
