@@ -14,6 +14,7 @@
  */
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +35,21 @@ export async function buildGateway(root = ROOT): Promise<void> {
     sourcemap: true,
     logLevel: 'warning',
   });
+  for (const file of ['dist/main.mjs', 'dist/sqlite-worker.mjs']) await assertAscii(join(root, file));
+}
+
+/**
+ * The bundle must stay ASCII. esbuild escapes what strings and names hold (its default charset),
+ * but not comments, and V8 keeps a module's source for as long as the module lives: one
+ * character past Latin-1 anywhere in it (a `…` in a comment) made the whole 0.5 MB held as
+ * UTF-16, twice the memory (bench/README.md, issue 18).
+ */
+async function assertAscii(file: string): Promise<void> {
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  const bad = lines.findIndex((line) => /[^\x00-\x7f]/.test(line));
+  if (bad !== -1) {
+    throw new Error(`${file}:${bad + 1} holds a non-ASCII character (write it as ASCII in the source): ${lines[bad]!.trim().slice(0, 120)}`);
+  }
 }
 
 /** Writes the console's static files to dist/console under `root`. */

@@ -12,7 +12,7 @@ import { jsonHeaders, trimSlash } from './shared.ts';
 export const DEFAULT_API_VERSION = '2024-10-21';
 
 /**
- * `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…`: the deployment in
+ * `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...`: the deployment in
  * the path selects the model. `api_version: v1` selects the newer deployment-less API instead,
  * which takes the model from the body and no version parameter.
  */
@@ -43,7 +43,7 @@ export const azureAdapter: ProviderAdapter = {
       body: JSON.stringify(openaiBody(request, target, stream)),
     };
   },
-  // `{endpoint}/openai/deployments/{deployment}/embeddings?api-version=…`, the compat body and answer.
+  // `{endpoint}/openai/deployments/{deployment}/embeddings?api-version=...`, the compat body and answer.
   embeddings: {
     buildRequest: (request, target) => ({
       url: azureUrl(target, 'embeddings'),
