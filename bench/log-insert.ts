@@ -3,7 +3,7 @@
  * on a fresh database under the OS temp dir: batches of 200 bench-like rows (request and answer
  * bodies, one attempt, costs), 50 untimed batches first, then `rounds` timed ones.
  *
- *   npx tsx bench/log-insert.ts [rounds=300]
+ *   [BATCH=200] npx tsx bench/log-insert.ts [rounds=300]   (BATCH: rows per insertBatch)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
