@@ -3,18 +3,16 @@
  * current pipeline. The responses interface translates to the chat shape before the pipeline
  * (src/features/responses).
  */
-import { compileBodyValidator } from './validate-body.ts';
+import { precompiledValidators, bodyValidator } from './validate-body.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
 import { createContext, type Endpoint } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { readJson } from '../../http/read-body.ts';
 import { clientSignal } from '../../http/client-signal.ts';
-import chatSchema from '../../../schemas/api/chat-completions.schema.json' with { type: 'json' };
-import embeddingsSchema from '../../../schemas/api/embeddings.schema.json' with { type: 'json' };
 import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
 
-export const validateChatBody = compileBodyValidator<ChatRequest>(chatSchema);
+export const validateChatBody = bodyValidator<ChatRequest>(precompiledValidators.chat);
 
 /** Turns a validated client body into the chat-shaped request the pipeline runs on. */
 export type BodyAdapter = (body: unknown) => ChatRequest;
@@ -33,7 +31,7 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
 
 // A shallow copy (Object.assign: see routing/call.ts): the pipeline sets top-level defaults,
 // while the log keeps the body as sent.
-const validateEmbeddingsBody = compileBodyValidator<EmbeddingsRequest>(embeddingsSchema);
+const validateEmbeddingsBody = bodyValidator<EmbeddingsRequest>(precompiledValidators.embeddings);
 
 /**
  * The embeddings body runs through the same pipeline as chat: the steps read `model`,

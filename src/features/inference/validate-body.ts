@@ -1,12 +1,11 @@
 /**
- * Request-body validation with the JSON Schemas in schemas/api: compiled once at import,
- * ajv errors turned into a 400 that names the offending `param` (Fastify-style).
+ * Request-body validation with the JSON Schemas in schemas/api, compiled ahead of time
+ * (body-validators.generated.js, scripts/generate-validators.ts): ajv errors turned into a 400
+ * that names the offending `param` (Fastify-style).
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { invalidBody } from '../../kernel/errors.ts';
-
-// The schemas ship with the code and the tests hold them to the meta-schema: none of it at run time.
-const ajv = new Ajv2020.default({ allErrors: false, strict: false, validateSchema: false });
+import * as generated from './body-validators.generated.js';
 
 /** `/messages/0/role` → `messages[0].role` (brackets only where the body holds an array). */
 export function paramOf(error: ErrorObject, body: unknown): string | null {
@@ -40,8 +39,11 @@ function describe(error: ErrorObject, param: string | null): string {
   }
 }
 
-export function compileBodyValidator<T>(schema: object): (body: unknown) => T {
-  const validate: ValidateFunction = ajv.compile(schema);
+/** The precompiled validators, by the name of their schema under schemas/api. */
+export const precompiledValidators = generated;
+
+/** A body check: the object the validator accepts, typed, or a 400 naming the first problem. */
+export function bodyValidator<T>(validate: ValidateFunction): (body: unknown) => T {
   return (body) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidBody('The request body must be a JSON object.');
     if (!validate(body)) {

@@ -3,13 +3,12 @@
  * on: `instructions` becomes a system message, `input` items become chat messages, the flat
  * Responses tool shape becomes chat tools, and the 4.11 defaults are applied.
  */
-import { compileBodyValidator } from '../inference/validate-body.ts';
+import { precompiledValidators, bodyValidator } from '../inference/validate-body.ts';
 import { invalidValue } from '../../kernel/errors.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolDefinition } from '../../providers/openai-types.ts';
 import type { ResponsesInputItem, ResponsesPart, ResponsesRequest } from './types.ts';
-import schema from '../../../schemas/api/responses.schema.json' with { type: 'json' };
 
-export const validateResponsesBody = compileBodyValidator<ResponsesRequest>(schema);
+export const validateResponsesBody = bodyValidator<ResponsesRequest>(precompiledValidators.responses);
 
 /** Spec 4.11 / 8 defaults; temperature's default may be replaced by the account setting (auth step). */
 export const RESPONSES_DEFAULTS = { temperature: 0.7, top_p: 0.9, frequency_penalty: 0, presence_penalty: 0, parallel_tool_calls: true, tool_choice: 'auto' } as const;
