@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { createConfigAjv } from './validate.ts';
+import { createConfigAjv } from './config-ajv.ts';
 
 /** Every schema the code ships (gateway.yaml's, the request bodies', the built-in plugins' options). */
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);

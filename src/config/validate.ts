@@ -2,36 +2,11 @@
  * Schema validation of gateway.yaml data against schemas/gateway.schema.json (JSON Schema 2020-12),
  * filling defaults in place, and turning ajv errors into readable, located problems.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
-import schema from '../../schemas/gateway.schema.json' with { type: 'json' };
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { pointerToSegments, type Segment } from './positions.ts';
 import type { PathProblem } from './problems.ts';
-
-/** The `$id` of the gateway schema; resources are at `${GATEWAY_SCHEMA_ID}#/$defs/<name>`. */
-export const GATEWAY_SCHEMA_ID = 'gateway.schema.json';
-
-/**
- * A fresh ajv (2020-12, allErrors, useDefaults, strict, formats) with the gateway schema added, so
- * other code can compile `gateway.schema.json#/$defs/provider` or add its own schemas next to it.
- * @example createConfigAjv().getSchema('gateway.schema.json#/$defs/provider')
- */
-export function createConfigAjv(): Ajv2020 {
-  // No meta-schema check at run time (schema.test.ts holds the schema to it): compiling the
-  // 2020-12 meta-schema cost every start time and memory for a file that ships with the code.
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true, validateSchema: false });
-  formats.default(ajv);
-  ajv.addSchema(schema);
-  return ajv;
-}
-
-let compiled: ValidateFunction | undefined;
-
-// Compiled once per process: reloads only run the generated function.
-function configValidator(): ValidateFunction {
-  compiled ??= createConfigAjv().getSchema(GATEWAY_SCHEMA_ID)!;
-  return compiled;
-}
+// Generated ahead of time from createConfigAjv() (scripts/generate-validators.ts): no compile at start.
+import validateGatewayConfig from './gateway-validator.generated.js';
 
 /**
  * Validates `data` in place (defaults are filled in). `canCoerce(segments)` says whether the value
@@ -39,7 +14,7 @@ function configValidator(): ValidateFunction {
  * boolean the schema expects, as if the value had been written there literally.
  */
 export function validateSchema(data: unknown, canCoerce: (segments: Segment[]) => boolean = () => false): PathProblem[] {
-  const validate = configValidator();
+  const validate = validateGatewayConfig as ValidateFunction;
   if (validate(data)) return [];
   let errors = [...(validate.errors ?? [])];
   let coerced = false;

@@ -4,7 +4,7 @@
  * valid. The first error becomes a 400 naming the field.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { createConfigAjv, GATEWAY_SCHEMA_ID } from '../../config/validate.ts';
+import { createConfigAjv, GATEWAY_SCHEMA_ID } from '../../config/config-ajv.ts';
 import { invalidBody, invalidValue } from '../../kernel/errors.ts';
 
 export type ResourceKind = 'provider' | 'model' | 'group' | 'key' | 'account';

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { bodyValidatorsModule, GENERATED_FILE } from '../../../scripts/generate-validators.ts';
+import { bodyValidatorsModule, BODY_VALIDATORS_FILE } from '../../../scripts/generate-validators.ts';
 import { GatewayError } from '../../kernel/errors.ts';
 import { bodyValidator, precompiledValidators } from './validate-body.ts';
 
 describe('the precompiled body validators', () => {
   it('are what scripts/generate-validators.ts writes from schemas/api today (run `npm run generate:validators`)', async () => {
-    expect(await readFile(GENERATED_FILE, 'utf8')).toBe(await bodyValidatorsModule());
+    expect(await readFile(BODY_VALIDATORS_FILE, 'utf8')).toBe(await bodyValidatorsModule());
   });
 
   it('accept a chat body and refuse one without messages, naming the parameter', () => {
