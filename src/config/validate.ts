@@ -2,7 +2,7 @@
  * Schema validation of gateway.yaml data against schemas/gateway.schema.json (JSON Schema 2020-12),
  * filling defaults in place, and turning ajv errors into readable, located problems.
  */
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { pointerToSegments, type Segment } from './positions.ts';
 import type { PathProblem } from './problems.ts';
 // Generated ahead of time from createConfigAjv() (scripts/generate-validators.ts): no compile at start.
@@ -14,7 +14,7 @@ import validateGatewayConfig from './gateway-validator.generated.js';
  * boolean the schema expects, as if the value had been written there literally.
  */
 export function validateSchema(data: unknown, canCoerce: (segments: Segment[]) => boolean = () => false): PathProblem[] {
-  const validate = validateGatewayConfig as ValidateFunction;
+  const validate = validateGatewayConfig;
   if (validate(data)) return [];
   let errors = [...(validate.errors ?? [])];
   let coerced = false;
