@@ -6,7 +6,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { pointerToSegments, type Segment } from './positions.ts';
 import type { PathProblem } from './problems.ts';
 // Generated ahead of time from createConfigAjv() (scripts/generate-validators.ts): no compile at start.
-import validateGatewayConfig from './gateway-validator.generated.js';
+import { gateway as validateGatewayConfig } from './gateway-validator.generated.js';
 
 /**
  * Validates `data` in place (defaults are filled in). `canCoerce(segments)` says whether the value

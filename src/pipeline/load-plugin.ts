@@ -6,14 +6,37 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { PipelineEntry } from '../config/types.ts';
 import type { PluginDefinition } from './types.ts';
 
-// The built-ins' schemas are checked against the meta-schema by the tests, not at every start
-// (compiling the 2020-12 meta-schema held ~0.7 MiB per ajv instance); a module's schema is
-// checked when it loads.
-const ajv = new Ajv2020.default({ allErrors: true, useDefaults: true, strict: false, validateSchema: false });
+/** How an options schema is compiled: every error, defaults filled in (also the generated ones'). */
+export const PLUGIN_OPTIONS_AJV: Options = { allErrors: true, useDefaults: true, strict: false, validateSchema: false };
+
+/**
+ * Options validators by schema. The built-ins' are generated ahead of time (src/plugins/index.ts
+ * hands them in), so a gateway with only built-ins loads no ajv at all; any other schema is
+ * compiled when its pipeline is first built, a module's after checking it against the meta-schema.
+ */
+const validators = new WeakMap<object, ValidateFunction>();
+let compiler: Promise<Ajv> | undefined;
+
+/** Registers the precompiled options validator of a built-in plugin. */
+export function usePrecompiledOptions(def: PluginDefinition<any>, validate: ValidateFunction): void {
+  validators.set(def.schema, validate);
+}
+
+async function optionsValidator(entry: PipelineEntry, def: PluginDefinition): Promise<ValidateFunction> {
+  const known = validators.get(def.schema);
+  if (known) return known;
+  const ajv = await (compiler ??= import('ajv/dist/2020.js').then(({ default: ajv2020 }) => new ajv2020.default(PLUGIN_OPTIONS_AJV)));
+  if (entry.module && !ajv.validateSchema(def.schema)) {
+    throw new PluginLoadError(entry, `its options schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  }
+  const validate = ajv.compile(def.schema);
+  validators.set(def.schema, validate);
+  return validate;
+}
 
 export class PluginLoadError extends Error {
   constructor(entry: PipelineEntry, message: string) {
@@ -46,7 +69,6 @@ export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string
   const def = [loaded.default, loaded.plugin].find(isDefinition);
   if (!def) throw new PluginLoadError(entry, 'the module exports no plugin definition (default export of definePlugin({...}))');
   if (def.failure !== 'open' && def.failure !== 'closed') throw new PluginLoadError(entry, "failure must be 'open' or 'closed'");
-  if (!ajv.validateSchema(def.schema)) throw new PluginLoadError(entry, `its options schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
   return def;
 }
 
@@ -74,9 +96,9 @@ function resolvedUrl(specifier: string): string {
 }
 
 /** Validate and default an entry's options; throws naming each problem. */
-export function validateOptions(entry: PipelineEntry, def: PluginDefinition): Record<string, unknown> {
+export async function validateOptions(entry: PipelineEntry, def: PluginDefinition): Promise<Record<string, unknown>> {
   const options = structuredClone(entry.options ?? {});
-  const validate = ajv.compile(def.schema);
+  const validate = await optionsValidator(entry, def);
   if (!validate(options)) {
     const problems = (validate.errors ?? []).map((e) => `options${e.instancePath.replaceAll('/', '.')} ${e.message}`);
     throw new PluginLoadError(entry, problems.join('; '));

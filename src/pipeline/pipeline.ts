@@ -39,7 +39,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
   try {
     for (const [index, def] of definitions) {
       const entry = entries[index]!;
-      const options = validateOptions(entry, def);
+      const options = await validateOptions(entry, def);
       loaded.push({ name: entry.name || def.name, failure: def.failure, instance: await def.setup(options, deps) });
     }
   } catch (error) {

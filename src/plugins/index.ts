@@ -6,6 +6,8 @@
  */
 import type { BUILTIN_STEPS, OPTIONAL_STEPS } from '../config/checks.ts';
 import type { PluginDefinition } from '../pipeline/types.ts';
+import { usePrecompiledOptions } from '../pipeline/load-plugin.ts';
+import * as optionValidators from './options-validators.generated.js';
 import auth from './auth.ts';
 import cache from './cache.ts';
 import concurrency from './concurrency.ts';
@@ -29,5 +31,19 @@ const definitions: Record<BuiltinStep, PluginDefinition<any>> = {
   upstream,
   'semantic-cache': semanticCache,
 };
+
+/** Each built-in's options validator, generated ahead of time from its schema (scripts/generate-validators.ts). */
+const precompiled: Record<BuiltinStep, typeof optionValidators.log> = {
+  log: optionValidators.log,
+  auth: optionValidators.auth,
+  permission: optionValidators.permission,
+  route: optionValidators.route,
+  'rate-limit': optionValidators.rateLimit,
+  cache: optionValidators.cache,
+  concurrency: optionValidators.concurrency,
+  upstream: optionValidators.upstream,
+  'semantic-cache': optionValidators.semanticCache,
+};
+for (const [name, def] of Object.entries(definitions)) usePrecompiledOptions(def, precompiled[name as BuiltinStep]);
 
 export const builtinPlugins: ReadonlyMap<string, PluginDefinition<any>> = new Map(Object.entries(definitions));

@@ -4,23 +4,13 @@
  * valid. The first error becomes a 400 naming the field.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { createConfigAjv, GATEWAY_SCHEMA_ID } from '../../config/config-ajv.ts';
+import * as resources from '../../config/gateway-validator.generated.js';
 import { invalidBody, invalidValue } from '../../kernel/errors.ts';
 
 export type ResourceKind = 'provider' | 'model' | 'group' | 'key' | 'account';
 
-let ajv: ReturnType<typeof createConfigAjv> | undefined;
-const compiled = new Map<ResourceKind, ValidateFunction>();
-
-function validatorFor(kind: ResourceKind): ValidateFunction {
-  let validate = compiled.get(kind);
-  if (!validate) {
-    ajv ??= createConfigAjv();
-    validate = ajv.getSchema(`${GATEWAY_SCHEMA_ID}#/$defs/${kind}`)!;
-    compiled.set(kind, validate);
-  }
-  return validate;
-}
+/** Generated ahead of time with gateway.yaml's own validator (scripts/generate-validators.ts). */
+const validators: Record<ResourceKind, ValidateFunction> = resources;
 
 function fieldOf(error: ErrorObject): string {
   const base = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -50,7 +40,7 @@ function describe(error: ErrorObject): string {
  * schema defaults must not end up in the file.
  */
 export function assertValidResource(kind: ResourceKind, item: Record<string, unknown>): void {
-  const validate = validatorFor(kind);
+  const validate = validators[kind];
   if (validate(structuredClone(item))) return;
   const error = validate.errors![0]!;
   const field = fieldOf(error);
