@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { threadCpu } from './thread-cpu.ts';
-import { startBenchGateway, startFloor, startMock, type Child } from './processes.ts';
+import { parseVariant, startBenchGateway, startFloor, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
 import { pacedRun } from './paced.ts';
@@ -70,18 +70,14 @@ const dataDirs: string[] = [];
 const variants: Variant[] = [];
 try {
   for (const spec of positionals) {
-    const name = spec.slice(0, spec.indexOf('='));
-    const [launch = '', envSpec = ''] = spec.slice(name.length + 1).split('#');
-    const [entry, flags = ''] = launch.split('@');
-    const extraEnv = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2)));
+    const { name, entry, nodeArgs, env } = parseVariant(spec);
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
     dataDirs.push(dataDir);
     const isFloor = entry === 'floor';
     const child = isFloor
       ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
       : await startBenchGateway({
-          name, entry: resolve(ROOT, entry!), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir,
-          nodeArgs: flags.split(' ').filter(Boolean), env: extraEnv,
+          name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs, env,
         });
     const t = isFloor
       ? target(name, `${child.url}/v1/chat/completions`, { authorization: 'Bearer bench-upstream-key' })

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { memoryOf, startBenchGateway } from './processes.ts';
+import { memoryOf, parseVariant, startBenchGateway } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SETTLE_MS = 2000;
@@ -20,18 +20,12 @@ if (positionals.length < 1) {
   console.error('usage: npx tsx bench/idle-memory.ts [--starts 5] name=entry[@node-flags][#VAR=value,...] ...');
   process.exit(2);
 }
-const variants = positionals.map((spec) => {
-  const name = spec.slice(0, spec.indexOf('='));
-  const [launch = '', envSpec = ''] = spec.slice(name.length + 1).split('#');
-  const [entry = '', flags = ''] = launch.split('@');
-  const env = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2)));
-  return { name, entry, flags: flags.split(' ').filter(Boolean), env, rss: [] as number[] };
-});
+const variants = positionals.map((spec) => ({ ...parseVariant(spec), rss: [] as number[] }));
 for (let start = 0; start < Number(values.starts); start++) {
   for (const v of start % 2 === 0 ? variants : [...variants].reverse()) {
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-idle-'));
     // The mock is never called: the reading is taken before any request.
-    const child = await startBenchGateway({ name: v.name, entry: resolve(ROOT, v.entry), mockUrl: 'http://127.0.0.1:9', dataDir, nodeArgs: v.flags, env: v.env });
+    const child = await startBenchGateway({ name: v.name, entry: resolve(ROOT, v.entry), mockUrl: 'http://127.0.0.1:9', dataDir, nodeArgs: v.nodeArgs, env: v.env });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     v.rss.push(memoryOf(child.proc.pid)?.rss ?? NaN);
     await child.stop();

@@ -125,6 +125,24 @@ export async function startBenchGateway(options: {
   return serving(child, port, '/v1/system/health');
 }
 
+/** A build to measure, as the probes take it on their command line. */
+export interface VariantSpec {
+  name: string;
+  /** Entry module relative to the repository (or `floor` for bench/floor-proxy.ts). */
+  entry: string;
+  nodeArgs: string[];
+  env: Record<string, string>;
+}
+
+/** `name=entry[@node-flags][#VAR=value,...]`, e.g. `big-young=dist/main.mjs@--max-semi-space-size=64`. */
+export function parseVariant(spec: string): VariantSpec {
+  const name = spec.slice(0, spec.indexOf('='));
+  const [launch = '', envSpec = ''] = spec.slice(name.length + 1).split('#');
+  const [entry = '', flags = ''] = launch.split('@');
+  const env = Object.fromEntries(envSpec.split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+  return { name, entry, nodeArgs: flags.split(' ').filter(Boolean), env };
+}
+
 /** The bare reverse proxy of bench/floor-proxy.ts, relaying to `upstream` (the mock's chat URL): the least a Node.js gateway can add here. */
 export async function startFloor(upstream: string): Promise<Child & { url: string }> {
   const port = await freePort();

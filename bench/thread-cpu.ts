@@ -8,17 +8,17 @@ const TICK_US = 1e6 / 100; // USER_HZ
  * worker threads and V8's helpers all go by `node`, so only the id tells the log worker apart).
  */
 export async function threadCpu(pid: number): Promise<Map<string, number>> {
-  const byName = new Map<string, number>();
+  const byThread = new Map<string, number>();
   for (const tid of await readdir(`/proc/${pid}/task`)) {
     try {
       const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
-      byName.set(name, us);
+      byThread.set(name, us);
     } catch {
       // the thread ended between readdir and read
     }
   }
-  return byName;
+  return byThread;
 }
