@@ -1,8 +1,8 @@
 /**
  * The ajv that knows gateway.yaml's schema (schemas/gateway.schema.json, JSON Schema 2020-12):
- * what the management API compiles a resource's `$defs` entry with, and what
- * scripts/generate-validators.ts generates the whole file's validator from (the gateway runs
- * that one precompiled: src/config/gateway-validator.generated.js).
+ * what scripts/generate-validators.ts generates the validators of the whole file and of each
+ * resource from (the gateway runs them precompiled: src/config/gateway-validator.generated.js).
+ * Nothing at run time imports it.
  */
 import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
