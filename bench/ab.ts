@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { threadCpu } from './thread-cpu.ts';
+import { processCpu, threadCpu } from './thread-cpu.ts';
 import { parseVariant, startBenchGateway, startFloor, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
@@ -55,6 +55,9 @@ interface Variant {
   p99: number[];
   /** CPU µs per request of the busiest thread other than main (the SQLite log worker). */
   busiest: number[];
+  /** CPU µs per request of the mock upstream and of this process (the load generator). */
+  mock: number[];
+  load: number[];
 }
 
 /** One round of streams, 50 at a time, in the shape of the other loads' results. */
@@ -84,11 +87,11 @@ try {
       : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
     if (values.stream) await streamRound(t); // warm-up
     else await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
-    variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [] });
+    variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [], mock: [], load: [] });
   }
   if (values.paced) {
     const direct = target('direct', `http://127.0.0.1:${mock.port}/v1/chat/completions`);
-    variants.unshift({ name: 'direct', target: direct, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [] });
+    variants.unshift({ name: 'direct', target: direct, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [], mock: [], load: [] });
   }
   // One-at-a-time requests take paths saturation barely used: let V8 compile them before timing.
   if (values.paced) for (const v of variants) await pacedRun(v.target, { rate: 500, seconds: 2 * seconds });
@@ -98,11 +101,15 @@ try {
     for (const v of order) {
       const pid = v.child?.proc.pid;
       const before = pid ? await threadCpu(pid) : new Map<string, number>();
+      const mockBefore = await processCpu(mock.proc.pid!);
+      const loadBefore = process.cpuUsage();
       const result = values.paced
         ? await pacedRun(v.target, { rate: 500, seconds })
         : values.stream
           ? await streamRound(v.target)
           : await autocannonRun(v.target, { connections: 64, seconds });
+      const loadSpent = process.cpuUsage(loadBefore);
+      const mockSpent = (await processCpu(mock.proc.pid!)) - mockBefore;
       const after = pid ? await threadCpu(pid) : new Map<string, number>();
       v.p50.push(result.p50);
       v.p99.push(result.p99);
@@ -115,6 +122,8 @@ try {
         if (thread !== 'main') busiest = Math.max(busiest, spent);
       }
       v.busiest.push(busiest / served);
+      v.mock.push(mockSpent / served);
+      v.load.push((loadSpent.user + loadSpent.system) / served);
       v.rps.push(result.rps);
       v.cpu.push(total / served);
       v.main.push(((after.get('main') ?? 0) - (before.get('main') ?? 0)) / served);
@@ -130,7 +139,8 @@ try {
         ? `${range(v.rps)} streams/s, first byte p50 ${range(v.p50, 2)} ms`
         : `${range(v.rps)} req/s`;
     const cpu = v.child ? `, CPU ${range(v.cpu)} µs/request, main thread ${range(v.main)}, busiest other thread ${range(v.busiest)}` : '';
-    console.log(`  ${v.name.padEnd(14)} ${load}${cpu}`);
+    const others = values.paced ? '' : `; mock ${range(v.mock)}, load generator ${range(v.load)} µs/request`;
+    console.log(`  ${v.name.padEnd(14)} ${load}${cpu}${others}`);
   }
 } finally {
   for (const v of variants) await v.child?.stop();

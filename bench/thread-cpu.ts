@@ -22,3 +22,10 @@ export async function threadCpu(pid: number): Promise<Map<string, number>> {
   }
   return byThread;
 }
+
+/** CPU microseconds of a whole process (all its threads), from /proc (Linux). */
+export async function processCpu(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
