@@ -5,6 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/config/keys.ts';
 import { api, client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
 let upstream: MockUpstream;
@@ -61,6 +62,20 @@ describe('api keys', () => {
     expect((await call('PUT', `/v1/api-keys/${adminKey.body.id}`, { name: 'x' }, DEMO_KEY)).status).toBe(404);
     expect((await call('DELETE', `/v1/api-keys/${adminKey.body.id}`, undefined, DEMO_KEY)).status).toBe(404);
     expect((await call('POST', '/v1/api-keys', { name: 'sneaky', account_id: 'other' }, DEMO_KEY)).status).toBe(403);
+  });
+
+  it('a create cannot set what the gateway sets: the account, the hash, the hint, the id', async () => {
+    // A member naming another account in the stored field, with the hash of a secret it chose.
+    const chosen = 'sk-bf-chosen-by-the-caller-000000000000000000000';
+    const keysBefore = (await readFile(gw.configFile, 'utf8')).match(/key_hash:/g)!.length;
+    for (const [field, value] of [['account', 'other'], ['key_hash', hashApiKey(chosen)], ['hint', 'abcd'], ['__proto__', { account: 'other' }]] as const) {
+      // Parsed from text so that `__proto__` is an own field, as a client's JSON makes it.
+      const answer = await call('POST', '/v1/api-keys', JSON.parse(`{"name":"sneaky","${field}":${JSON.stringify(value)}}`), DEMO_KEY);
+      expect(answer.status, field).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: field });
+    }
+    expect((await readFile(gw.configFile, 'utf8')).match(/key_hash:/g)!.length).toBe(keysBefore);
+    expect((await chat(chosen).catch((e) => e)).status).toBe(401);
   });
 
   it('update changes name/permissions and status inactive makes the key 401', async () => {

@@ -23,6 +23,11 @@ export function generateApiKey(): string {
 
 const hintOf = (key: string) => key.slice(-4);
 
+/** What a create takes from the body as it is (`account_id` too, checked apart). */
+const CLIENT_FIELDS = ['name', 'status', 'permissions'];
+/** What the gateway sets on a new key: refused in a create's body, so no caller picks them. */
+const GATEWAY_FIELDS = ['account', 'key_hash', 'hint'];
+
 function visibleKeys(ctx: ApiContext): KeyConfig[] {
   const all = ctx.runtime.current().config.keys;
   if (!isAdmin(ctx.principal)) return all.filter((k) => k.account === ctx.principal.accountId);
@@ -73,6 +78,9 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
           account = body.account_id;
         }
         delete body.account_id;
+        for (const field of GATEWAY_FIELDS) {
+          if (field in body) throw invalidValue(`\`${field}\` is set by the gateway${field === 'account' ? '; an admin creates a key for another account with `account_id`' : ''}.`, field);
+        }
         const full = generateApiKey();
         const id = `key_${randomBytes(8).toString('hex')}`;
         await writer.change((draft) => {
@@ -94,7 +102,12 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
             permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
             created_at: nowIso(),
           };
-          for (const field of Object.keys(body)) if (!['name', 'status', 'permissions'].includes(field)) item[field] = body[field];
+          // Other fields go to the validator, which names any it does not know; own properties
+          // (defineProperty), so that a `__proto__` field is refused, not taken as the prototype.
+          for (const field of Object.keys(body)) {
+            if (CLIENT_FIELDS.includes(field)) continue;
+            Object.defineProperty(item, field, { value: body[field], enumerable: true, writable: true, configurable: true });
+          }
           assertValidResource('key', item);
           draft.items.append('keys', item);
         });

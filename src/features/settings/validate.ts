@@ -106,12 +106,13 @@ export function validateSettingsPatch(body: unknown): SettingsPatch {
   if (!isObject(body)) throw invalidBody('The request body must be a JSON object of settings groups.');
   const patch: Record<string, Record<string, unknown>> = {};
   for (const [group, fields] of Object.entries(body)) {
-    const checks = (FIELDS as Record<string, Record<string, Check>>)[group];
+    // Own keys only: `constructor` or `__proto__` must not find Object's members.
+    const checks = Object.hasOwn(FIELDS, group) ? (FIELDS as Record<string, Record<string, Check>>)[group]! : undefined;
     if (!checks) throw unknownField(group);
     if (!isObject(fields)) throw invalidValue(`${group} must be an object of fields.`, group);
     const out: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(fields)) {
-      const check = checks[field];
+      const check = Object.hasOwn(checks, field) ? checks[field] : undefined;
       if (!check) throw unknownField(`${group}.${field}`);
       out[field] = check(value, `${group}.${field}`);
     }
