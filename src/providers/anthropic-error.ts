@@ -4,6 +4,7 @@
  */
 import type { UpstreamErrorInfo } from './types.ts';
 import { CONTEXT_LENGTH, fallbackMessage, tryJson, typeForStatus } from './shared.ts';
+import { own } from '../kernel/own.ts';
 
 /** Anthropic error type → [HTTP status it comes with, OpenAI type, OpenAI code]. */
 const ERRORS: Record<string, [number, string, string | null]> = {
@@ -26,7 +27,7 @@ const ERRORS: Record<string, [number, string, string | null]> = {
 export function anthropicErrorInfo(status: number | undefined, body: unknown, bodyText = ''): UpstreamErrorInfo {
   const error = (body as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
   const upstreamType = typeof error?.type === 'string' ? error.type : undefined;
-  const known = upstreamType ? ERRORS[upstreamType] : undefined;
+  const known = upstreamType ? own(ERRORS, upstreamType) : undefined;
   const httpStatus = status ?? known?.[0] ?? 502;
   const message = typeof error?.message === 'string' && error.message ? error.message : fallbackMessage(httpStatus, bodyText);
   let code = known?.[2] ?? null;

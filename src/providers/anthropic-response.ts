@@ -7,6 +7,7 @@ import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
 import { ChunkFactory, badResponse, badStreamFrame, makeUsage, newCompletionId, nowSeconds, toJsonArguments } from './shared.ts';
 import { anthropicErrorInfo } from './anthropic-error.ts';
+import { own } from '../kernel/own.ts';
 
 interface AnthropicUsage {
   input_tokens?: number;
@@ -26,7 +27,7 @@ const STOP_REASONS: Record<string, FinishReason> = {
 };
 
 export const mapStopReason = (reason: string | null | undefined): FinishReason | null =>
-  reason ? (STOP_REASONS[reason] ?? 'stop') : null;
+  reason ? (own(STOP_REASONS, reason) ?? 'stop') : null;
 
 /** Cache reads and writes are part of the prompt in OpenAI terms; reads are its cached share. */
 export function mapUsage(usage: AnthropicUsage): Usage {

@@ -207,6 +207,13 @@ describe('anthropic adapter: responses', () => {
     expect(completion.choices[0].finish_reason).toBe('length');
     expect(completion.choices[0].message.reasoning_content).toBe('hmm');
   });
+
+  it("reads an unknown stop reason as stop, one named like Object's members too", () => {
+    for (const reason of ['something_new', 'constructor', 'toString']) {
+      const completion = anthropicAdapter.parseResponse({ content: [{ type: 'text', text: 'ok' }], stop_reason: reason, usage: { input_tokens: 1, output_tokens: 1 } }, target);
+      expect(completion.choices[0].finish_reason).toBe('stop');
+    }
+  });
 });
 
 describe('anthropic adapter: streams', () => {
@@ -316,6 +323,7 @@ describe('anthropic adapter: errors', () => {
     const err = (type: string) => JSON.stringify({ type: 'error', error: { type, message: 'm' } });
     expect(anthropicAdapter.parseError(401, err('authentication_error'))).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
     expect(anthropicAdapter.parseError(429, err('rate_limit_error'))).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    expect(anthropicAdapter.parseError(500, err('constructor'))).toMatchObject({ status: 500, type: 'upstream_error', code: null });
     expect(anthropicAdapter.parseError(502, '<html>Bad gateway</html>')).toEqual({
       status: 502,
       type: 'upstream_error',

@@ -4,6 +4,7 @@
  */
 import type { UpstreamErrorInfo } from './types.ts';
 import { CONTEXT_LENGTH, fallbackMessage, tryJson, typeForStatus } from './shared.ts';
+import { own } from '../kernel/own.ts';
 
 /** google.rpc status → [HTTP status it comes with, OpenAI type, OpenAI code]. */
 const STATUSES: Record<string, [number, string, string | null]> = {
@@ -36,7 +37,7 @@ interface GoogleError {
 /** Normalise a parsed error body; `status` is the HTTP status, absent inside a stream. */
 export function geminiErrorInfo(status: number | undefined, body: unknown, bodyText: string): GeminiErrorInfo {
   const error = (Array.isArray(body) ? body[0] : body as { error?: GoogleError } | undefined)?.error as GoogleError | undefined;
-  const known = error?.status ? STATUSES[error.status] : undefined;
+  const known = typeof error?.status === 'string' ? own(STATUSES, error.status) : undefined;
   let httpStatus = status ?? (typeof error?.code === 'number' ? error.code : undefined) ?? known?.[0] ?? 502;
   const message = error?.message || fallbackMessage(httpStatus, bodyText);
   let type = known?.[1] ?? typeForStatus(httpStatus);

@@ -7,6 +7,7 @@ import type { Target } from './types.ts';
 import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
 import { geminiSchema } from './gemini-schema.ts';
 import { contentParts, contentText, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly } from './shared.ts';
+import { own } from '../kernel/own.ts';
 
 type Part = Record<string, unknown>;
 interface Content {
@@ -39,7 +40,7 @@ function mediaPart(url: string, param: string): Part {
   if (isHttpUrl(url)) {
     // fileData needs a MIME type; guess it from the extension, as the URL is never fetched here.
     const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? '';
-    return { fileData: { mimeType: MIME_BY_EXTENSION[extension] ?? 'image/jpeg', fileUri: url } };
+    return { fileData: { mimeType: own(MIME_BY_EXTENSION, extension) ?? 'image/jpeg', fileUri: url } };
   }
   throw invalidValue('Media URLs must be http(s) or base64 data URLs.', param);
 }

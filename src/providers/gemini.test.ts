@@ -89,6 +89,8 @@ describe('gemini adapter: requests', () => {
             { type: 'text', text: 'Describe' },
             { type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } },
             { type: 'image_url', image_url: { url: 'https://example.com/a.png?x=1' } },
+            // An extension named like one of Object's members is just unknown (the default type).
+            { type: 'image_url', image_url: { url: 'https://example.com/b.constructor' } },
           ],
         },
       ],
@@ -97,6 +99,7 @@ describe('gemini adapter: requests', () => {
       { text: 'Describe' },
       { inlineData: { mimeType: 'image/webp', data: 'UklGRg==' } },
       { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/a.png?x=1' } },
+      { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/b.constructor' } },
     ]);
   });
 

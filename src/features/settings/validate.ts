@@ -7,6 +7,7 @@ import { isIpOrCidr } from '../../kernel/ip-match.ts';
 import type { AccountSettings } from '../../config/types.ts';
 import { LANGUAGES, supportedLanguage } from '../../i18n/language.ts';
 import { invalidBody, invalidValue, unknownField } from '../../kernel/errors.ts';
+import { own } from '../../kernel/own.ts';
 
 /** A partial settings object: some groups, some of their fields. */
 export type SettingsPatch = { [G in keyof AccountSettings]?: Partial<AccountSettings[G]> };
@@ -106,13 +107,12 @@ export function validateSettingsPatch(body: unknown): SettingsPatch {
   if (!isObject(body)) throw invalidBody('The request body must be a JSON object of settings groups.');
   const patch: Record<string, Record<string, unknown>> = {};
   for (const [group, fields] of Object.entries(body)) {
-    // Own keys only: `constructor` or `__proto__` must not find Object's members.
-    const checks = Object.hasOwn(FIELDS, group) ? (FIELDS as Record<string, Record<string, Check>>)[group]! : undefined;
+    const checks = own(FIELDS as Record<string, Record<string, Check>>, group);
     if (!checks) throw unknownField(group);
     if (!isObject(fields)) throw invalidValue(`${group} must be an object of fields.`, group);
     const out: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(fields)) {
-      const check = Object.hasOwn(checks, field) ? checks[field] : undefined;
+      const check = own(checks, field);
       if (!check) throw unknownField(`${group}.${field}`);
       out[field] = check(value, `${group}.${field}`);
     }
