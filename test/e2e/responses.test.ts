@@ -107,6 +107,19 @@ describe('POST /api/v1/responses (sync)', () => {
     expect(env.mock.requests).toHaveLength(0);
   });
 
+  it('refuses the parameters that carry context from elsewhere, before any upstream call', async () => {
+    for (const [param, value] of [['previous_response_id', 'resp_123'], ['conversation', 'conv_1'], ['prompt', { id: 'pmpt_1' }]] as const) {
+      const answer = await post({ model: 'gpt-4o-mini', input: 'and the next one?', [param]: value });
+      expect(answer.status, param).toBe(400);
+      const { error } = await answer.json();
+      expect(error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_parameter', param });
+      expect(error.message).toContain("'input'");
+    }
+    // null is the same as leaving it out
+    expect((await post({ model: 'gpt-4o-mini', input: 'x', previous_response_id: null })).status).toBe(200);
+    expect(env.mock.requests).toHaveLength(1);
+  });
+
   it('answers 401 without a valid key', async () => {
     const answer = await post({ model: 'gpt-4o-mini', input: 'x' }, 'sk-bf-nope');
     expect(answer.status).toBe(401);

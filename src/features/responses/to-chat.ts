@@ -4,7 +4,7 @@
  * Responses tool shape becomes chat tools, and the 4.11 defaults are applied.
  */
 import { precompiledValidators, bodyValidator } from '../inference/validate-body.ts';
-import { invalidValue } from '../../kernel/errors.ts';
+import { invalidValue, unsupportedParameter } from '../../kernel/errors.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolDefinition } from '../../providers/openai-types.ts';
 import type { ResponsesInputItem, ResponsesPart, ResponsesRequest } from './types.ts';
 
@@ -77,9 +77,24 @@ function responseFormat(body: ResponsesRequest): ChatRequest['response_format'] 
   return { type: 'json_schema', json_schema: { name: format.name ?? 'response', schema: format.schema, strict: format.strict ?? undefined } };
 }
 
+/**
+ * Parameters that bring in context the request does not carry itself (an earlier turn, a stored
+ * conversation, a prompt template held by OpenAI). Dropping one would answer a different
+ * question without saying so; each is refused, saying what to send instead.
+ */
+const CONTEXT_PARAMETERS: Record<string, string> = {
+  previous_response_id: "Earlier turns are not chained here: send the conversation so far in 'input' (its messages, function calls and their outputs as items).",
+  conversation: "Stored conversations are not kept here: send the conversation so far in 'input'.",
+  prompt: "Prompt templates are held by OpenAI, not here: send the instructions in 'instructions' and the text in 'input'.",
+};
+
 /** Validate a responses body and build the chat request the pipeline runs on. */
 export function responsesToChat(raw: unknown): ChatRequest {
   const body = validateResponsesBody(raw);
+  for (const [param, instead] of Object.entries(CONTEXT_PARAMETERS)) {
+    const value = (body as unknown as Record<string, unknown>)[param];
+    if (value !== undefined && value !== null) throw unsupportedParameter(`'${param}' is not supported. ${instead}`, param);
+  }
   const messages = inputToMessages(body.input);
   if (body.instructions) messages.unshift({ role: 'system', content: body.instructions });
   const choice = body.tool_choice ?? RESPONSES_DEFAULTS.tool_choice;
