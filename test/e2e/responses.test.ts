@@ -107,8 +107,8 @@ describe('POST /api/v1/responses (sync)', () => {
     expect(env.mock.requests).toHaveLength(0);
   });
 
-  it('refuses the parameters that carry context from elsewhere, before any upstream call', async () => {
-    for (const [param, value] of [['previous_response_id', 'resp_123'], ['conversation', 'conv_1'], ['prompt', { id: 'pmpt_1' }]] as const) {
+  it('refuses the parameters that carry context held elsewhere, before any upstream call', async () => {
+    for (const [param, value] of [['conversation', 'conv_1'], ['prompt', { id: 'pmpt_1' }]] as const) {
       const answer = await post({ model: 'gpt-4o-mini', input: 'and the next one?', [param]: value });
       expect(answer.status, param).toBe(400);
       const { error } = await answer.json();
@@ -116,7 +116,7 @@ describe('POST /api/v1/responses (sync)', () => {
       expect(error.message).toContain("'input'");
     }
     // null is the same as leaving it out
-    expect((await post({ model: 'gpt-4o-mini', input: 'x', previous_response_id: null })).status).toBe(200);
+    expect((await post({ model: 'gpt-4o-mini', input: 'x', conversation: null, previous_response_id: null })).status).toBe(200);
     expect(env.mock.requests).toHaveLength(1);
   });
 
@@ -198,6 +198,69 @@ describe('streaming responses', () => {
     expect(types).toContain('response.output_text.delta');
     expect(types).toContain('response.failed');
     expect(types).not.toContain('response.completed');
+  });
+});
+
+describe('previous_response_id', () => {
+  it('continues a stored response: its turns, then the new input, after the new instructions only', async () => {
+    const sdk = client(env.gw);
+    const first = await sdk.responses.create({ model: 'gpt-4o-mini', instructions: 'Be brief.', input: 'My name is Ada.', store: true });
+    const second = await sdk.responses.create({ model: 'gpt-4o-mini', instructions: 'One word.', input: 'What is my name?', previous_response_id: first.id, store: true });
+    expect(env.mock.requests[1].body.messages).toEqual([
+      { role: 'system', content: 'One word.' },
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: first.output_text },
+      { role: 'user', content: 'What is my name?' },
+    ]);
+    // A chain goes on: the third call carries both earlier turns.
+    await sdk.responses.create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'Thanks.' }], previous_response_id: second.id });
+    expect(env.mock.requests[2].body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(env.mock.requests[2].body.messages.at(-2)).toEqual({ role: 'assistant', content: second.output_text });
+  });
+
+  it('continues a tool call: the stored function call, then its output', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const first = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris?', tools, store: true });
+    const call = first.output.find((item) => item.type === 'function_call') as { call_id: string; arguments: string } | undefined;
+    expect(call).toBeTruthy(); // the mock calls the first tool offered
+    env.mock.reset();
+    await client(env.gw).responses.create({
+      model: 'gpt-4o-mini', tools, previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'sunny' }],
+    });
+    const messages = env.mock.requests[0].body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(messages[1].tool_calls[0]).toMatchObject({ id: call!.call_id, function: { name: 'get_weather', arguments: call!.arguments } });
+    expect(messages[2]).toEqual({ role: 'tool', tool_call_id: call!.call_id, content: 'sunny' });
+  });
+
+  it('is 404 previous_response_not_found for an unknown, unstored or another caller\'s response, before any upstream call', async () => {
+    const unstored = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'not kept' });
+    const mine = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'kept', store: true });
+    env.mock.reset();
+    for (const [id, key] of [['resp_unknown', DEMO_KEY], [unstored.id, DEMO_KEY], [mine.id, MASTER_KEY]] as const) {
+      const answer = await post({ model: 'gpt-4o-mini', input: 'again', previous_response_id: id }, key);
+      expect(answer.status, id).toBe(404);
+      expect((await answer.json()).error).toMatchObject({ type: 'not_found_error', code: 'previous_response_not_found', param: 'previous_response_id' });
+    }
+    expect((await post({ model: 'gpt-4o-mini', input: 'again', previous_response_id: 7 })).status).toBe(400);
+    expect(env.mock.requests).toHaveLength(0);
+  });
+
+  it('continues a background response once it completed', async () => {
+    const queued = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Remember 42.', background: true });
+    let done = await client(env.gw).responses.retrieve(queued.id);
+    for (let i = 0; i < 50 && done.status !== 'completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      done = await client(env.gw).responses.retrieve(queued.id);
+    }
+    env.mock.reset();
+    await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Which number?', previous_response_id: queued.id });
+    expect(env.mock.requests[0].body.messages).toEqual([
+      { role: 'user', content: 'Remember 42.' },
+      { role: 'assistant', content: done.output_text },
+      { role: 'user', content: 'Which number?' },
+    ]);
   });
 });
 

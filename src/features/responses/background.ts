@@ -9,7 +9,7 @@ import { createContext } from '../../pipeline/context.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { responseSkeleton } from './object.ts';
-import { putResponse } from './store.ts';
+import { putResponse, saveResponse } from './store.ts';
 import type { ResponseObject } from './types.ts';
 
 export interface BackgroundInput {
@@ -55,7 +55,7 @@ export async function startBackground(input: BackgroundInput): Promise<ResponseO
       parsed = undefined;
     }
     if (answer.ok && parsed && (parsed as ResponseObject).object === 'response') {
-      await putResponse(gateway.runtime, owner, parsed as ResponseObject);
+      await saveResponse(ctx, parsed as ResponseObject, owner);
       return;
     }
     const error = (parsed as { error?: { code?: string | null; message?: string; type?: string } } | undefined)?.error;

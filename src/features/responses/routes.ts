@@ -14,6 +14,7 @@ import { json } from '../../http/route.ts';
 import { startBackground } from './background.ts';
 import { responsesRenderer } from './renderer.ts';
 import { getResponse, ownerOf } from './store.ts';
+import { withPreviousTurns } from './continue.ts';
 import { responsesToChat } from './to-chat.ts';
 
 export const RESPONSES_PATH = '/api/v1/responses';
@@ -27,11 +28,17 @@ export async function handleResponses(gateway: Gateway, logger: Logger, request:
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
   const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
-  const body = responsesToChat(raw);
+  let body = responsesToChat(raw);
+  const previousId = typeof raw.previous_response_id === 'string' ? raw.previous_response_id : undefined;
+  let owner = '';
+  if (raw.background === true || previousId !== undefined) {
+    // Authenticate now: a queued answer must never go to a caller the pipeline would refuse, and
+    // a stored conversation is read only for the caller that made it.
+    owner = ownerOf((await authenticate(request, gateway.runtime, snapshot, ip)).principal);
+  }
+  if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, Boolean(raw.instructions));
   if (raw.background === true) {
-    // Authenticate now: a queued answer must never go to a caller the pipeline would refuse.
-    const { principal } = await authenticate(request, gateway.runtime, snapshot, ip);
-    const queued = await startBackground({ gateway, request, ip, raw, body, owner: ownerOf(principal), logger });
+    const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger });
     return json(queued);
   }
   const ctx = createContext({

@@ -1,15 +1,21 @@
 /**
  * Stored responses (background calls, or `store: true`) in the state store under
- * `gw:responses:<id>`, with their owner, so GET answers only the key that created them.
+ * `gw:responses:<id>`, with their owner, so GET answers only the key that created them, and
+ * with the conversation through them, so a later call of that key can continue it
+ * (`previous_response_id`).
  */
 import type { GatewayContext } from '../../pipeline/context.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
-import type { ResponseObject } from './types.ts';
+import type { ChatMessage } from '../../providers/openai-types.ts';
+import { inputToMessages } from './to-chat.ts';
+import type { ResponseObject, ResponsesInputItem, ResponsesRequest } from './types.ts';
 
 interface Stored {
   owner: string;
   response: ResponseObject;
+  /** The conversation through this response: earlier turns, this input, this output (no instructions). */
+  turns?: ChatMessage[];
 }
 
 const keyOf = (id: string) => `gw:responses:${id}`;
@@ -21,20 +27,47 @@ export function ownerOf(principal: Principal | undefined): string {
   return `${principal.kind}:${principal.accountId}`;
 }
 
-export async function putResponse(runtime: Runtime, owner: string, response: ResponseObject): Promise<void> {
+export async function putResponse(runtime: Runtime, owner: string, response: ResponseObject, turns?: ChatMessage[]): Promise<void> {
   const ttlMs = runtime.current().config.responses.ttl_seconds * 1000;
-  const stored: Stored = { owner, response };
+  const stored: Stored = { owner, response, turns };
   await runtime.store.set(keyOf(response.id), JSON.stringify(stored), ttlMs);
 }
 
-export async function saveResponse(ctx: GatewayContext, response: ResponseObject): Promise<void> {
-  await putResponse(ctx.runtime, ownerOf(ctx.principal), response);
+/** Stores a finished call's response with the conversation through it. */
+export async function saveResponse(ctx: GatewayContext, response: ResponseObject, owner = ownerOf(ctx.principal)): Promise<void> {
+  let turns: ChatMessage[] | undefined;
+  try {
+    turns = turnsThrough(ctx, response);
+  } catch {
+    turns = undefined; // an output item with no chat form: the response is kept, it just cannot be continued
+  }
+  await putResponse(ctx.runtime, owner, response, turns);
 }
 
-/** The stored response if `owner` created it; null otherwise (the caller answers 404 either way). */
-export async function getResponse(runtime: Runtime, id: string, owner: string): Promise<ResponseObject | null> {
+/** The stored record if `owner` created it; null otherwise (the caller answers 404 either way). */
+async function getStored(runtime: Runtime, id: string, owner: string): Promise<Stored | null> {
   const raw = await runtime.store.get(keyOf(id));
   if (!raw) return null;
   const stored = JSON.parse(raw) as Stored;
-  return stored.owner === owner ? stored.response : null;
+  return stored.owner === owner ? stored : null;
+}
+
+export async function getResponse(runtime: Runtime, id: string, owner: string): Promise<ResponseObject | null> {
+  return (await getStored(runtime, id, owner))?.response ?? null;
+}
+
+/**
+ * The conversation a call continues from: the turns stored with response `id`, with its status,
+ * when `owner` made it; null otherwise.
+ */
+export async function getTurns(runtime: Runtime, id: string, owner: string): Promise<{ status: string; turns: ChatMessage[] } | null> {
+  const stored = await getStored(runtime, id, owner);
+  return stored?.turns ? { status: stored.response.status, turns: stored.turns } : null;
+}
+
+/** This call's messages without its instructions (they do not carry over), then its output. */
+function turnsThrough(ctx: GatewayContext, response: ResponseObject): ChatMessage[] {
+  const messages = ctx.body.messages;
+  const own = (ctx.rawBody as ResponsesRequest).instructions ? messages.slice(1) : messages;
+  return [...own, ...inputToMessages(response.output as ResponsesInputItem[])];
 }

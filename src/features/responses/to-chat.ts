@@ -78,12 +78,11 @@ function responseFormat(body: ResponsesRequest): ChatRequest['response_format'] 
 }
 
 /**
- * Parameters that bring in context the request does not carry itself (an earlier turn, a stored
- * conversation, a prompt template held by OpenAI). Dropping one would answer a different
- * question without saying so; each is refused, saying what to send instead.
+ * Parameters that bring in context held elsewhere (a conversation object, a prompt template kept
+ * by OpenAI). Dropping one would answer a different question without saying so; each is refused,
+ * saying what to send instead. (`previous_response_id` is served: see continue.ts.)
  */
 const CONTEXT_PARAMETERS: Record<string, string> = {
-  previous_response_id: "Earlier turns are not chained here: send the conversation so far in 'input' (its messages, function calls and their outputs as items).",
   conversation: "Stored conversations are not kept here: send the conversation so far in 'input'.",
   prompt: "Prompt templates are held by OpenAI, not here: send the instructions in 'instructions' and the text in 'input'.",
 };

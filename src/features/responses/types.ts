@@ -32,6 +32,7 @@ export interface ResponsesRequest {
   model?: string;
   input: string | ResponsesInputItem[];
   instructions?: string | null;
+  previous_response_id?: string | null;
   fallbacks?: string[];
   stream?: boolean;
   background?: boolean;
