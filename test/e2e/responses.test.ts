@@ -218,6 +218,18 @@ describe('previous_response_id', () => {
     expect(env.mock.requests[2].body.messages.at(-2)).toEqual({ role: 'assistant', content: second.output_text });
   });
 
+  it('continues a streamed response stored when its stream ended', async () => {
+    const stream = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'Streamed hello.', store: true });
+    const final = await stream.finalResponse();
+    env.mock.reset();
+    await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'And now?', previous_response_id: final.id });
+    expect(env.mock.requests[0].body.messages).toEqual([
+      { role: 'user', content: 'Streamed hello.' },
+      { role: 'assistant', content: final.output_text },
+      { role: 'user', content: 'And now?' },
+    ]);
+  });
+
   it('continues a tool call: the stored function call, then its output', async () => {
     const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
     const first = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris?', tools, store: true });
