@@ -5,6 +5,16 @@ import { client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 const env = useGateway('responses.yaml');
 beforeEach(() => env.mock.reset());
 
+/** The stored response `id`, polled until its status is `status` (or 1.5 s have passed). */
+async function settled(id: string, status: string) {
+  let found = await client(env.gw).responses.retrieve(id);
+  for (let i = 0; i < 50 && found.status !== status; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    found = await client(env.gw).responses.retrieve(id);
+  }
+  return found;
+}
+
 const post = (body: unknown, key = DEMO_KEY) =>
   fetch(`${env.gw.url}/api/v1/responses`, {
     method: 'POST',
@@ -202,6 +212,17 @@ describe('streaming responses', () => {
 });
 
 describe('previous_response_id', () => {
+  /** A new call continuing `previous` (whose input was `said`) sends that turn, then its own input. */
+  async function expectContinues(previous: { id: string; output_text: string }, said: string) {
+    env.mock.reset();
+    await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'And now?', previous_response_id: previous.id });
+    expect(env.mock.requests[0].body.messages).toEqual([
+      { role: 'user', content: said },
+      { role: 'assistant', content: previous.output_text },
+      { role: 'user', content: 'And now?' },
+    ]);
+  }
+
   it('continues a stored response: its turns, then the new input, after the new instructions only', async () => {
     const sdk = client(env.gw);
     const first = await sdk.responses.create({ model: 'gpt-4o-mini', instructions: 'Be brief.', input: 'My name is Ada.', store: true });
@@ -220,14 +241,7 @@ describe('previous_response_id', () => {
 
   it('continues a streamed response stored when its stream ended', async () => {
     const stream = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'Streamed hello.', store: true });
-    const final = await stream.finalResponse();
-    env.mock.reset();
-    await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'And now?', previous_response_id: final.id });
-    expect(env.mock.requests[0].body.messages).toEqual([
-      { role: 'user', content: 'Streamed hello.' },
-      { role: 'assistant', content: final.output_text },
-      { role: 'user', content: 'And now?' },
-    ]);
+    await expectContinues(await stream.finalResponse(), 'Streamed hello.');
   });
 
   it('continues a tool call: the stored function call, then its output', async () => {
@@ -261,18 +275,7 @@ describe('previous_response_id', () => {
 
   it('continues a background response once it completed', async () => {
     const queued = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Remember 42.', background: true });
-    let done = await client(env.gw).responses.retrieve(queued.id);
-    for (let i = 0; i < 50 && done.status !== 'completed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      done = await client(env.gw).responses.retrieve(queued.id);
-    }
-    env.mock.reset();
-    await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Which number?', previous_response_id: queued.id });
-    expect(env.mock.requests[0].body.messages).toEqual([
-      { role: 'user', content: 'Remember 42.' },
-      { role: 'assistant', content: done.output_text },
-      { role: 'user', content: 'Which number?' },
-    ]);
+    await expectContinues(await settled(queued.id, 'completed'), 'Remember 42.');
   });
 });
 
@@ -289,11 +292,7 @@ describe('background responses', () => {
     const other = await client(env.gw, MASTER_KEY).responses.retrieve(queued.id).catch((e) => e);
     expect(other).toBeInstanceOf(OpenAI.NotFoundError);
 
-    let done = early;
-    for (let i = 0; i < 50 && done.status === 'in_progress'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      done = await client(env.gw).responses.retrieve(queued.id);
-    }
+    const done = await settled(queued.id, 'completed');
     expect(done).toMatchObject({ id: queued.id, status: 'completed', output_text: 'later answer' });
     expect(done.usage?.output_tokens).toBe(2);
     const missing = await client(env.gw).responses.retrieve('resp_unknown').catch((e) => e);
@@ -302,11 +301,7 @@ describe('background responses', () => {
 
   it('stores a failed background call as failed with the error', async () => {
     const queued = await client(env.gw).responses.create({ model: 'mock/fail-500', input: 'x', background: true });
-    let done = await client(env.gw).responses.retrieve(queued.id);
-    for (let i = 0; i < 50 && done.status !== 'failed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      done = await client(env.gw).responses.retrieve(queued.id);
-    }
+    const done = await settled(queued.id, 'failed');
     expect(done.status).toBe('failed');
     expect(done.error).toMatchObject({ code: 'upstream_unavailable' });
   });
