@@ -7,9 +7,10 @@ import { GatewayError, invalidValue } from '../../kernel/errors.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { getTurns } from './store.ts';
+import { instructionMessages } from './to-chat.ts';
 
 /** `body` with the stored conversation of `previousId` put before its input. Throws 404 / 400. */
-export async function withPreviousTurns(runtime: Runtime, body: ChatRequest, previousId: string, owner: string, hasInstructions: boolean): Promise<ChatRequest> {
+export async function withPreviousTurns(runtime: Runtime, body: ChatRequest, previousId: string, owner: string, raw: { instructions?: unknown }): Promise<ChatRequest> {
   const previous = await getTurns(runtime, previousId, owner);
   if (!previous) {
     throw new GatewayError(
@@ -22,6 +23,6 @@ export async function withPreviousTurns(runtime: Runtime, body: ChatRequest, pre
   if (previous.status !== 'completed') {
     throw invalidValue(`Response '${previousId}' is ${previous.status}: only a completed response can be continued.`, 'previous_response_id');
   }
-  const at = hasInstructions ? 1 : 0;
+  const at = instructionMessages(raw);
   return { ...body, messages: [...body.messages.slice(0, at), ...previous.turns, ...body.messages.slice(at)] };
 }

@@ -36,7 +36,7 @@ export async function handleResponses(gateway: Gateway, logger: Logger, request:
     // a stored conversation is read only for the caller that made it.
     owner = ownerOf((await authenticate(request, gateway.runtime, snapshot, ip)).principal);
   }
-  if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, Boolean(raw.instructions));
+  if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, raw);
   if (raw.background === true) {
     const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger });
     return json(queued);

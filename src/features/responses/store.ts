@@ -8,8 +8,8 @@ import type { GatewayContext } from '../../pipeline/context.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { ChatMessage } from '../../providers/openai-types.ts';
-import { inputToMessages } from './to-chat.ts';
-import type { ResponseObject, ResponsesInputItem, ResponsesRequest } from './types.ts';
+import { inputToMessages, instructionMessages } from './to-chat.ts';
+import type { ResponseObject, ResponsesInputItem } from './types.ts';
 
 interface Stored {
   owner: string;
@@ -35,13 +35,7 @@ export async function putResponse(runtime: Runtime, owner: string, response: Res
 
 /** Stores a finished call's response with the conversation through it. */
 export async function saveResponse(ctx: GatewayContext, response: ResponseObject, owner = ownerOf(ctx.principal)): Promise<void> {
-  let turns: ChatMessage[] | undefined;
-  try {
-    turns = turnsThrough(ctx, response);
-  } catch {
-    turns = undefined; // an output item with no chat form: the response is kept, it just cannot be continued
-  }
-  await putResponse(ctx.runtime, owner, response, turns);
+  await putResponse(ctx.runtime, owner, response, turnsThrough(ctx, response));
 }
 
 /** The stored record if `owner` created it; null otherwise (the caller answers 404 either way). */
@@ -65,9 +59,11 @@ export async function getTurns(runtime: Runtime, id: string, owner: string): Pro
   return stored?.turns ? { status: stored.response.status, turns: stored.turns } : null;
 }
 
-/** This call's messages without its instructions (they do not carry over), then its output. */
+/**
+ * This call's messages without its instructions (they do not carry over), then its output (its
+ * items, messages and function calls, read back as input items).
+ */
 function turnsThrough(ctx: GatewayContext, response: ResponseObject): ChatMessage[] {
-  const messages = ctx.body.messages;
-  const own = (ctx.rawBody as ResponsesRequest).instructions ? messages.slice(1) : messages;
-  return [...own, ...inputToMessages(response.output as ResponsesInputItem[])];
+  const conversation = ctx.body.messages.slice(instructionMessages(ctx.rawBody as { instructions?: unknown }));
+  return [...conversation, ...inputToMessages(response.output as ResponsesInputItem[])];
 }

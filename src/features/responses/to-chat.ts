@@ -87,6 +87,9 @@ const CONTEXT_PARAMETERS: Record<string, string> = {
   prompt: "Prompt templates are held by OpenAI, not here: send the instructions in 'instructions' and the text in 'input'.",
 };
 
+/** How many messages the instructions take at the head of the chat request: one system message, or none. */
+export const instructionMessages = (body: { instructions?: unknown }): 0 | 1 => (body.instructions ? 1 : 0);
+
 /** Validate a responses body and build the chat request the pipeline runs on. */
 export function responsesToChat(raw: unknown): ChatRequest {
   const body = validateResponsesBody(raw);
@@ -95,7 +98,7 @@ export function responsesToChat(raw: unknown): ChatRequest {
     if (value !== undefined && value !== null) throw unsupportedParameter(`'${param}' is not supported. ${instead}`, param);
   }
   const messages = inputToMessages(body.input);
-  if (body.instructions) messages.unshift({ role: 'system', content: body.instructions });
+  if (instructionMessages(body)) messages.unshift({ role: 'system', content: body.instructions! });
   const choice = body.tool_choice ?? RESPONSES_DEFAULTS.tool_choice;
   const request: ChatRequest = {
     model: body.model ?? '',
