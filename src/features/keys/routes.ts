@@ -79,7 +79,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         }
         delete body.account_id;
         for (const field of GATEWAY_FIELDS) {
-          if (field in body) throw invalidValue(`\`${field}\` is set by the gateway${field === 'account' ? '; an admin creates a key for another account with `account_id`' : ''}.`, field);
+          if (Object.hasOwn(body, field)) throw invalidValue(`\`${field}\` is set by the gateway${field === 'account' ? '; an admin creates a key for another account with `account_id`' : ''}.`, field);
         }
         const full = generateApiKey();
         const id = `key_${randomBytes(8).toString('hex')}`;
