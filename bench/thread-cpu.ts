@@ -13,9 +13,7 @@ export async function threadCpu(pid: number): Promise<Map<string, number>> {
     try {
       const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
-      byThread.set(name, us);
+      byThread.set(name, cpuOfStat(stat));
     } catch {
       // the thread ended between readdir and read
     }
@@ -25,7 +23,11 @@ export async function threadCpu(pid: number): Promise<Map<string, number>> {
 
 /** CPU microseconds of a whole process (all its threads), from /proc (Linux). */
 export async function processCpu(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return cpuOfStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** utime + stime of a `stat` line, in microseconds (the fields after the command name). */
+function cpuOfStat(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
