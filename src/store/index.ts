@@ -1,7 +1,10 @@
 /**
  * Picks the state store at startup: Redis (fail-open over a local memory store) when `REDIS_URL`
- * is set, so instances share limits; the embedded memory store otherwise.
+ * is set, so instances share limits; the embedded memory store otherwise, its durable values
+ * (durable-keys.ts) kept in `<GATEWAY_DATA_DIR>/state.db`.
  */
+import { join, resolve } from 'node:path';
+import { openDurableFile } from './durable-file.ts';
 import { createMemoryStore } from './memory.ts';
 import { createRedisStore } from './redis.ts';
 import { createResilientStore } from './resilient.ts';
@@ -22,7 +25,8 @@ export async function createStore(
   log: (message: string) => void = (message) => console.warn(message),
 ): Promise<StateStore> {
   const url = env.REDIS_URL?.trim();
-  if (!url) return createMemoryStore();
+  // Settings, two-factor status and OAuth grants survive a restart in the data directory.
+  if (!url) return createMemoryStore({ durable: openDurableFile(join(resolve(env.GATEWAY_DATA_DIR ?? './data'), 'state.db')) });
   // GATEWAY_REDIS_PREFIX separates gateways (or test runs) sharing one Redis.
   const shared = await createRedisStore(url, { prefix: env.GATEWAY_REDIS_PREFIX || undefined });
   return createResilientStore(shared, createMemoryStore(), log);

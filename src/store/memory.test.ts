@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openDurableFile } from './durable-file.ts';
 import { createMemoryStore } from './memory.ts';
 import { defineStoreSuite } from './store-suite.ts';
 
@@ -35,6 +39,49 @@ describe('memory store', () => {
     expect(await store.get('gw:kv:c')).toBe('3');
     expect(await store.getCounters(['gw:quota:q'])).toEqual([9]);
     await store.close();
+  });
+
+  it('never evicts durable values (settings, two-factor status, OAuth grants) to make room', async () => {
+    const store = createMemoryStore({ maxEntries: 2 });
+    await store.set('gw:settings:alice', '{"account":{"timezone":"Asia/Tokyo"}}');
+    await store.set('gw:sec:status:alice', '{"two_factor_enabled":true}');
+    for (let i = 0; i < 10; i++) await store.set(`gw:cache:${i}`, 'x');
+    expect(await store.get('gw:settings:alice')).toBe('{"account":{"timezone":"Asia/Tokyo"}}');
+    expect(await store.get('gw:sec:status:alice')).toBe('{"two_factor_enabled":true}');
+    expect(await store.get('gw:cache:0')).toBeNull();
+    await store.close();
+  });
+
+  it('keeps durable values in its file across restarts, with their expiry, and forgets deleted ones', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-durable-'));
+    const file = join(dir, 'state.db');
+    let t = 1_700_000_000_000;
+    try {
+      const first = createMemoryStore({ now: () => t, durable: openDurableFile(file) });
+      await first.set('gw:settings:alice', 'tokyo');
+      await first.set('gw:oidc:RefreshToken:r1', 'grant', 60_000);
+      await first.set('gw:oidc:Session:s1', 'gone');
+      await first.del('gw:oidc:Session:s1');
+      await first.set('gw:cache:k', 'not kept');
+      await first.close();
+
+      t += 30_000;
+      const second = createMemoryStore({ now: () => t, durable: openDurableFile(file) });
+      expect(await second.get('gw:settings:alice')).toBe('tokyo');
+      expect(await second.get('gw:oidc:RefreshToken:r1')).toBe('grant');
+      expect(await second.get('gw:oidc:Session:s1')).toBeNull();
+      expect(await second.get('gw:cache:k')).toBeNull();
+      t += 30_000;
+      expect(await second.get('gw:oidc:RefreshToken:r1')).toBeNull();
+      await second.close();
+
+      const third = createMemoryStore({ now: () => t, durable: openDurableFile(file) });
+      expect(await third.get('gw:oidc:RefreshToken:r1')).toBeNull();
+      expect(await third.get('gw:settings:alice')).toBe('tokyo');
+      await third.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('counts a plain integer value like Redis INCRBY does', async () => {

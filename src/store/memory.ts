@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { checkCircuit, failCircuit, parseCircuit } from './circuit.ts';
+import type { DurableFile } from './durable-file.ts';
+import { isDurableKey } from './durable-keys.ts';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
 import type { AdmitResult, QuotaRule, RateRule, RateState, StateStore } from './types.ts';
 
@@ -14,6 +16,11 @@ export interface MemoryStoreOptions {
   now?: () => number;
   /** Bound on plain values and on sliding windows each (least recently used go first). */
   maxEntries?: number;
+  /**
+   * Where durable values (durable-keys.ts) are kept across restarts: loaded at creation, written
+   * on every change. Without it they still live apart from the bounded cache, never evicted.
+   */
+  durable?: DurableFile;
 }
 
 /**
@@ -39,6 +46,32 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
   let nextSweep = 0;
   const leases = new Map<string, Map<string, number>>();
   const bus = new EventEmitter().setMaxListeners(0);
+  // Durable values: expiry in epoch ms, 0 for none. Expired ones go when read, and in a sweep.
+  const pinned = new Map<string, { value: string; expiresAt: number }>();
+  for (const { key, value, expiresAt } of options.durable?.load(now()) ?? []) pinned.set(key, { value, expiresAt });
+  let nextPinnedSweep = 0;
+
+  function pinnedValue(key: string): string | undefined {
+    const entry = pinned.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt === 0 || entry.expiresAt > now()) return entry.value;
+    unpin(key);
+    return undefined;
+  }
+
+  function pin(key: string, value: string, ttlMs: number | undefined): void {
+    const t = now();
+    const expiresAt = ttlMs && ttlMs > 0 ? t + Math.ceil(ttlMs) : 0;
+    pinned.set(key, { value, expiresAt });
+    options.durable?.put({ key, value, expiresAt });
+    if (t < nextPinnedSweep) return;
+    nextPinnedSweep = t + 60_000;
+    for (const [k, entry] of pinned) if (entry.expiresAt !== 0 && entry.expiresAt <= t) unpin(k);
+  }
+
+  function unpin(key: string): void {
+    if (pinned.delete(key)) options.durable?.remove(key);
+  }
 
   function dropCounter(key: string): void {
     counters.delete(key);
@@ -59,7 +92,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     expireCounters(key, now());
     const held = counters.get(key);
     if (held !== undefined) return held;
-    const raw = values.get(key);
+    const raw = values.get(key) ?? pinnedValue(key);
     if (raw === undefined) return 0;
     const parsed = Number(raw);
     if (!Number.isSafeInteger(parsed)) throw new Error(`value of ${key} is not an integer`);
@@ -69,6 +102,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
   function add(key: string, delta: number): number {
     const next = counterOf(key) + delta;
     values.delete(key);
+    unpin(key);
     counters.set(key, next);
     return next;
   }
@@ -142,7 +176,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     kind: 'memory',
     healthy: true,
     async get(key) {
-      const raw = values.get(key);
+      const raw = values.get(key) ?? pinnedValue(key);
       if (raw !== undefined) return raw;
       expireCounters(key, now());
       const counter = counters.get(key);
@@ -150,10 +184,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     },
     async set(key, value, ttlMs) {
       dropCounter(key);
-      values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
+      if (isDurableKey(key)) pin(key, value, ttlMs);
+      else values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
     },
     async del(key) {
       values.delete(key);
+      unpin(key);
       dropCounter(key);
       windows.delete(key);
       leases.delete(key);
@@ -213,6 +249,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       return 0;
     },
     async close() {
+      options.durable?.close();
+      pinned.clear();
       values.clear();
       windows.clear();
       counters.clear();

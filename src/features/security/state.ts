@@ -14,7 +14,7 @@ const DEFAULT_STATE: SecurityStatus = {
   trusted_devices: [],
 };
 
-const statusKey = (account: string) => `gw:sec:status:${account}`;
+export const statusKey = (account: string) => `gw:sec:status:${account}`;
 
 export function createSecurityState(store: StateStore) {
   async function read(account: string): Promise<SecurityState> {
