@@ -44,4 +44,26 @@ describe('toCsv', () => {
   it('writes only the header when there are no rows', () => {
     expect(toCsv([], ['date', 'total_cost'])).toBe('date,total_cost\r\n');
   });
+
+  it('writes text a spreadsheet would run as a formula with a leading apostrophe (CSV injection)', () => {
+    const rows = [
+      { model: "=cmd|' /C calc'!A0", requests: 1 },
+      { model: '+SUM(A1:A9)', requests: -2 },
+      { model: '@HYPERLINK("http://x")', requests: 3 },
+      { model: '-1+1', requests: 4 },
+      { model: '\tgpt', requests: 5 },
+      { model: '-12.5', requests: 6 },
+      { model: 'gpt-4o', requests: 7 },
+    ];
+    expect(parseCsv(toCsv(rows, ['model', 'requests']))).toEqual([
+      ['model', 'requests'],
+      ["'=cmd|' /C calc'!A0", '1'],
+      ["'+SUM(A1:A9)", '-2'],
+      ['\'@HYPERLINK("http://x")', '3'],
+      ["'-1+1", '4'],
+      ["'\tgpt", '5'],
+      ['-12.5', '6'],
+      ['gpt-4o', '7'],
+    ]);
+  });
 });
