@@ -8,6 +8,7 @@ import type { LogStore } from './types.ts';
 import type { LogFilter } from './types.ts';
 import { invalidValue, notFound } from '../../kernel/errors.ts';
 import { defineRoutes } from '../../http/route.ts';
+import { isValidDate } from '../../kernel/time.ts';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -26,8 +27,10 @@ function integer(query: URLSearchParams, name: string, fallback: number, min: nu
 function time(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
-  const ms = ISO_8601.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidValue(`${name} must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z.`, name);
+  const text = raw.trim();
+  // Date.parse rolls a day past the month's end into the next month (2026-02-30 is March 2nd).
+  const ms = ISO_8601.test(text) && isValidDate(text.slice(0, 10)) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) throw invalidValue(`${name} must be an ISO 8601 time from 1970 to 2999, e.g. 2025-01-31T12:00:00Z.`, name);
   return ms;
 }
 
