@@ -62,6 +62,7 @@ export function createServerApp(gateway: RunningGateway, logger: Logger): H3 {
 
   async function runRoute(gw: RunningGateway, route: RouteDef, scope: PlatformScope | null, event: H3Event): Promise<Response> {
     const request = event.req;
+    const params = decodeParams(event.context.params);
     const runtime = gw.runtime;
     const snapshot = runtime.current();
     const ip = peerIp(event, gw);
@@ -77,7 +78,7 @@ export function createServerApp(gateway: RunningGateway, logger: Logger): H3 {
     if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw invalidBody(`The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
     const result = await route.handler({
       request,
-      params: (event.context.params ?? {}) as Record<string, string>,
+      params,
       query: url.searchParams,
       principal,
       body,
@@ -87,6 +88,23 @@ export function createServerApp(gateway: RunningGateway, logger: Logger): H3 {
     if (result instanceof Response) return result;
     return new Response(JSON.stringify(result), { status: route.status ?? 200, headers: { 'content-type': 'application/json' } });
   }
+}
+
+/**
+ * The path parameters decoded once: the router hands them over as they stood in the URL, so an id
+ * like `meta/llama-3` arrives as `meta%2Fllama-3` and would never match the stored one. A malformed
+ * escape is the client's 400, never a 500.
+ */
+function decodeParams(raw: Record<string, string> | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    try {
+      params[name] = decodeURIComponent(value);
+    } catch {
+      throw invalidPath();
+    }
+  }
+  return params;
 }
 
 /**

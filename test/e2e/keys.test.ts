@@ -92,6 +92,21 @@ describe('api keys', () => {
     await expect(chat(full)).resolves.toBeTruthy();
   });
 
+  it('null clears permissions.quota_period: the answer, a later GET and the file agree', async () => {
+    const set = await call('PUT', `/v1/api-keys/${id}`, { permissions: { quota_limit: 1000, quota_period: 'daily' } }, DEMO_KEY);
+    expect(set.body).toMatchObject({ permissions: { quota_limit: 1000, quota_period: 'daily' }, quota_period: 'daily' });
+    const cleared = await call('PUT', `/v1/api-keys/${id}`, { permissions: { quota_period: null } }, DEMO_KEY);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ permissions: { models: ['gpt-4o-mini'], rate_limit: 5, quota_limit: 1000 }, quota_period: null, quota_resets_at: null });
+    expect(cleared.body.permissions).not.toHaveProperty('quota_period');
+    expect((await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body).toEqual(cleared.body);
+    expect(await readFile(gw.configFile, 'utf8')).not.toContain('quota_period');
+    // `permissions` that is not an object is still refused; a field with a default goes back to it.
+    expect((await call('PUT', `/v1/api-keys/${id}`, { permissions: 'all' }, DEMO_KEY)).body.error.param).toBe('permissions');
+    const reset = await call('PUT', `/v1/api-keys/${id}`, { permissions: { quota_limit: null } }, DEMO_KEY);
+    expect(reset.body.permissions).toEqual({ models: ['gpt-4o-mini'], rate_limit: 5, quota_limit: 0 });
+  });
+
   it('rotate returns a new full key; the old one stops working at once', async () => {
     const rotated = await call('POST', `/v1/api-keys/${id}/rotate`, undefined, DEMO_KEY);
     expect(rotated.status).toBe(200);

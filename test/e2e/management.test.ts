@@ -197,3 +197,145 @@ describe('write-back', () => {
     await expect.poll(async () => (await call('GET', '/v1/admin/groups/default')).body.name, { timeout: 3000 }).toBe('Default (edited by hand)');
   });
 });
+
+describe('ids in the path', () => {
+  it('a model whose id needs percent-encoding is read, updated and deleted at its encoded path', async () => {
+    for (const id of ['meta/llama-3', 'a b?#%é']) {
+      expect((await call('POST', '/v1/admin/models', { id, provider: 'mock' })).status).toBe(201);
+      const path = `/v1/admin/models/${encodeURIComponent(id)}`;
+      expect(await call('GET', path)).toMatchObject({ status: 200, body: { id, object: 'model' } });
+      expect(await call('PUT', path, { name: 'Renamed' })).toMatchObject({ status: 200, body: { id, name: 'Renamed' } });
+      expect(await call('DELETE', path)).toMatchObject({ status: 200, body: { id, object: 'model', deleted: true } });
+      const gone = await call('GET', path);
+      expect(gone.status).toBe(404);
+      expect(gone.body.error.message).toBe(`No model with id '${id}'.`);
+    }
+  });
+
+  it('a malformed escape in a path id is 400 invalid_path in the error shape', async () => {
+    for (const path of ['/v1/admin/models/%E0%A4%A', '/v1/admin/groups/%FF', '/v1/api-keys/%C3%2F']) {
+      const answer = await call('GET', path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_path' } });
+    }
+  });
+});
+
+describe('null in a partial PUT', () => {
+  it('clears a group quota_period: the answer, a later GET and the file agree', async () => {
+    expect((await call('PUT', '/v1/admin/groups/default', { quota_period: 'daily' })).body.quota_period).toBe('daily');
+    const cleared = await call('PUT', '/v1/admin/groups/default', { quota_period: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ id: 'default', quota_period: null, quota_resets_at: null });
+    expect((await call('GET', '/v1/admin/groups/default')).body).toEqual(cleared.body);
+    expect(await readFile(gw.configFile, 'utf8')).not.toContain('quota_period');
+  });
+
+  it('clears a model endpoint, upstream_model and timeouts (a timeout alone too), keeping the comments', async () => {
+    const set = await call('PUT', '/v1/admin/models/gpt-4o-mini', { endpoint: `${upstream.url}/v1`, upstream_model: 'gpt-4o', timeouts: { connect: 500, idle: 700 } });
+    expect(set.body).toMatchObject({ endpoint: `${upstream.url}/v1`, upstream_model: 'gpt-4o', timeouts: { connect: 500, idle: 700 } });
+    const one = await call('PUT', '/v1/admin/models/gpt-4o-mini', { timeouts: { connect: null } });
+    expect(one.body.timeouts).toEqual({ idle: 700 });
+    const cleared = await call('PUT', '/v1/admin/models/gpt-4o-mini', { endpoint: null, upstream_model: null, timeouts: null });
+    expect(cleared.status).toBe(200);
+    for (const field of ['endpoint', 'upstream_model', 'timeouts']) expect(cleared.body).not.toHaveProperty(field);
+    expect((await call('GET', '/v1/admin/models/gpt-4o-mini')).body).toEqual(cleared.body);
+    const yaml = await readFile(gw.configFile, 'utf8');
+    expect(yaml).toContain('  - id: gpt-4o-mini\n    name: GPT-4o mini\n    provider: mock             # keep me\n    context_length: 128000\n');
+    expect(yaml).not.toMatch(/upstream_model|timeouts|null/);
+  });
+
+  it('clears a provider api_key (the YAML line and its secret go), headers and timeouts', async () => {
+    const secretsFile = join(gw.dir, 'gateway.secrets.json');
+    const created = await call('POST', '/v1/admin/providers', {
+      id: 'clearable', type: 'compat', endpoint: `${upstream.url}/v1`, api_key: 'sk-clearable-secret-1234', headers: { 'X-Team': 'ml' }, timeouts: { total: 9000 },
+    });
+    expect(created.status).toBe(201);
+    expect(JSON.parse(await readFile(secretsFile, 'utf8'))).toHaveProperty('provider_clearable_api_key');
+    const cleared = await call('PUT', '/v1/admin/providers/clearable', { api_key: null, headers: null, timeouts: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.api_key).toBeNull();
+    expect(cleared.body).not.toHaveProperty('headers');
+    expect(cleared.body).not.toHaveProperty('timeouts');
+    expect((await call('GET', '/v1/admin/providers/clearable')).body).toEqual(cleared.body);
+    expect(JSON.parse(await readFile(secretsFile, 'utf8'))).not.toHaveProperty('provider_clearable_api_key');
+    const yaml = await readFile(gw.configFile, 'utf8');
+    expect(yaml).not.toContain('provider_clearable_api_key');
+    expect(yaml).not.toContain('X-Team');
+    expect((await call('DELETE', '/v1/admin/providers/clearable')).status).toBe(200);
+  });
+
+  it('clears an optional field that has a default back to it (a name to the id, a list to [])', async () => {
+    expect((await call('POST', '/v1/admin/groups', { id: 'resettable', name: 'Resettable', description: 'd', priority: 4, models: ['gpt-4o-mini'] })).status).toBe(201);
+    const reset = await call('PUT', '/v1/admin/groups/resettable', { name: null, description: null, priority: null, models: null });
+    expect(reset.status).toBe(200);
+    expect(reset.body).toMatchObject({ id: 'resettable', name: 'resettable', description: '', priority: 0, models: [] });
+    expect((await call('GET', '/v1/admin/groups/resettable')).body).toEqual(reset.body);
+    expect(await readFile(gw.configFile, 'utf8')).toMatch(/ {2}- id: resettable\n {4}created_at: \S+\n/);
+    expect((await call('DELETE', '/v1/admin/groups/resettable')).status).toBe(200);
+  });
+
+  it('a required field given null is 400 naming it, and nothing is written', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['/v1/admin/models/gpt-4o-mini', { provider: null }, 'provider'],
+      ['/v1/admin/providers/mock', { endpoint: null }, 'endpoint'],
+      ['/v1/admin/providers/mock', { type: null }, 'type'],
+      ['/v1/admin/users/demo', { email: null }, 'email'],
+      ['/v1/admin/models/gpt-4o-mini', { deployments: [{ provider: null }] }, 'deployments.0.provider'],
+    ];
+    for (const [path, body, field] of cases) {
+      const answer = await call('PUT', path, body);
+      expect(answer.status, field).toBe(400);
+      expect(answer.body.error).toEqual({ message: `\`${field}\` is required and cannot be cleared with null.`, type: 'invalid_request_error', param: field, code: 'invalid_value' });
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+  });
+});
+
+describe('answers show every stored field', () => {
+  it('a model PUT answers every field it wrote, and a later GET answers the same', async () => {
+    expect((await call('POST', '/v1/admin/models', { id: 'full', provider: 'mock' })).status).toBe(201);
+    const fields = {
+      name: 'Full', context_length: 4096, input_price: 0.5, output_price: 1, capabilities: ['chat'], status: 'active',
+      upstream_model: 'gpt-4o', endpoint: `${upstream.url}/v1`, timeouts: { connect: 1000, first_token: 2000, idle: 3000, total: 4000 },
+      deployments: [{ provider: 'mock', upstream_model: 'gpt-4o-mini', weight: 2 }], weight: 3, accepts_prefix: true, prefix_style: 'prefix',
+      semantic_cache: true, max_output_tokens: 256,
+    };
+    const put = await call('PUT', '/v1/admin/models/full', fields);
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ id: 'full', object: 'model', provider: 'mock', ...fields, created_at: expect.stringMatching(/^\d{4}-/) });
+    expect((await call('GET', '/v1/admin/models/full')).body).toEqual(put.body);
+    expect((await call('GET', '/v1/admin/models')).body.data.find((m: any) => m.id === 'full')).toEqual(put.body);
+    expect((await call('DELETE', '/v1/admin/models/full')).status).toBe(200);
+  });
+
+  it('a provider PUT answers every field, header values masked like api_key, and a later GET answers the same', async () => {
+    expect((await call('POST', '/v1/admin/providers', { id: 'full', type: 'custom', endpoint: `${upstream.url}/v1`, api_key: 'sk-full-secret-abcd' })).status).toBe(201);
+    const fields = {
+      name: 'Full', status: 'active', models: ['gpt-4o'], quota_limit: 100, quota_period: 'monthly',
+      timeouts: { connect: 1000, total: 4000 }, api_version: '2024-06-01', path: '/chat/{model}', accepts_prefix: true, prefix_style: 'continue_final_message',
+      headers: { Authorization: 'Bearer upstream-header-secret-5678', 'X-Org': 'ab' },
+    };
+    const put = await call('PUT', '/v1/admin/providers/full', fields);
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({
+      id: 'full', object: 'provider', type: 'custom', endpoint: `${upstream.url}/v1`, api_key: 'sk-…abcd', ...fields,
+      headers: { Authorization: '…5678', 'X-Org': '…' }, quota_used: 0, quota_resets_at: expect.any(String), created_at: expect.stringMatching(/^\d{4}-/),
+    });
+    expect(JSON.stringify(put.body)).not.toContain('upstream-header-secret');
+    expect((await call('GET', '/v1/admin/providers/full')).body).toEqual(put.body);
+    expect((await call('GET', '/v1/admin/providers')).body.data.find((p: any) => p.id === 'full')).toEqual(put.body);
+    // A client saving back what it read (masked key and header values) keeps the secrets.
+    const { api_key, headers } = put.body;
+    expect((await call('PUT', '/v1/admin/providers/full', { api_key, headers, name: 'Full again' })).status).toBe(200);
+    expect(JSON.parse(await readFile(join(gw.dir, 'gateway.secrets.json'), 'utf8')).provider_full_api_key).toBe('sk-full-secret-abcd');
+    expect(await readFile(gw.configFile, 'utf8')).toContain('Bearer upstream-header-secret-5678');
+    expect((await call('GET', '/v1/admin/providers/full')).body).toEqual({ ...put.body, name: 'Full again' });
+    // `adapter` (custom: a plugin-registered wire format) is shown too.
+    const adapter = await call('PUT', '/v1/admin/providers/full', { adapter: 'my-adapter' });
+    expect(adapter.status).toBe(200);
+    expect(adapter.body.adapter).toBe('my-adapter');
+    expect((await call('DELETE', '/v1/admin/providers/full')).status).toBe(200);
+  });
+});

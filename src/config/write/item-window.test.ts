@@ -77,6 +77,25 @@ describe('editWindow', () => {
     expect(editWindow(added, { kind: 'remove', collection: 'keys', id: 'tmp' })!.text).toBe(TEXT);
   });
 
+  it('writes a CRLF file\'s new lines with CRLF, as the whole-file edit does', () => {
+    const crlf = TEXT.replace(/\n/g, '\r\n');
+    let state = parseConfig(crlf)!;
+    for (const edit of [
+      { kind: 'append', collection: 'keys', value: { id: 'k4', name: 'fourth', permissions: { models: ['x'] } } },
+      { kind: 'merge', collection: 'providers', id: 'b', fields: { quota_limit: 5, headers: { A: 'b' } } },
+      { kind: 'merge', collection: 'keys', id: 'k1', fields: { permissions: null } },
+      { kind: 'remove', collection: 'keys', id: 'k2' },
+    ] satisfies ItemEdit[]) {
+      const next = editWindow(state, edit)!;
+      expect(next, JSON.stringify(edit)).not.toBeNull();
+      expect(next.text).toBe(wholeFile(state.text, edit));
+      expect(next).toEqual(parseConfig(next.text));
+      state = next;
+    }
+    expect(state.text).not.toMatch(/[^\r]\n/);
+    expect(state.text).toContain('- id: k4\r\n  name: fourth\r\n  permissions:\r\n    models: [ x ]\r\n');
+  });
+
   it('leaves to the whole-file path what it cannot do in place', () => {
     const state = parseConfig(TEXT)!;
     // An empty list gets its first item on the list's own line.

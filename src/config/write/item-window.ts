@@ -9,7 +9,7 @@ import { parseDocument } from 'yaml';
 import { editDocument, type ItemEdit } from './item-edits.ts';
 import { parseConfig, type ItemSpan, type ParsedConfig } from './parsed-config.ts';
 import type { Collection } from './yaml-edit.ts';
-import { spliceEdited } from './yaml-splice.ts';
+import { lineBreakOf, spliceEdited } from './yaml-splice.ts';
 
 /** The state after `edit`, or null when the edit needs the whole file (the caller does that). */
 export function editWindow(parsed: ParsedConfig, edit: ItemEdit): ParsedConfig | null {
@@ -23,7 +23,8 @@ export function editWindow(parsed: ParsedConfig, edit: ItemEdit): ParsedConfig |
   const start = spans[first]!.start;
   const end = spans[last]!.end;
 
-  const header = `${edit.collection}:\n`;
+  // With the file's line ending, so that the splice writes new lines the way the file has them.
+  const header = `${edit.collection}:${lineBreakOf(parsed.text)}`;
   const before = header + parsed.text.slice(start, end);
   const doc = parseDocument(before);
   editDocument(doc, [edit]);

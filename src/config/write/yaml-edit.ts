@@ -71,24 +71,51 @@ export function appendItem(doc: Document, name: Collection, value: Record<string
 }
 
 /**
- * Merges `fields` into `map`: nested objects merge key by key, `undefined` removes a key, other
- * values replace. A scalar replaced by a scalar keeps its node (so its trailing comment stays).
+ * Merges `fields` into `map`: nested objects merge key by key, `null` or `undefined` removes a key
+ * (a partial PUT clears an optional field with `null`), other values replace. A scalar replaced by
+ * a scalar keeps its node (so its trailing comment stays).
  */
 export function mergeInto(doc: Document, map: YAMLMap, fields: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) {
+    if (value === undefined || value === null) {
       map.delete(key);
       continue;
     }
     const existing = map.get(key, true);
     if (isPlainObject(value) && isMap(existing)) {
       mergeInto(doc, existing, value);
-    } else if (isScalar(existing) && (value === null || typeof value !== 'object')) {
+    } else if (isScalar(existing) && typeof value !== 'object') {
       existing.value = asLiteral(value);
     } else {
-      map.set(key, nodeFor(doc, value));
+      map.set(key, nodeFor(doc, withoutNulls(value)));
     }
   }
+}
+
+/**
+ * `fields` merged over `base` the way `mergeInto` merges them into the file: nested objects key by
+ * key, `null` or `undefined` removing a key, anything else replacing. For checking a partial
+ * update as a whole item before it is written.
+ */
+export function mergedFields(base: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) {
+      delete out[key];
+      continue;
+    }
+    const merged = isPlainObject(value) && Object.hasOwn(out, key) && isPlainObject(out[key]) ? mergedFields(out[key], value) : withoutNulls(value);
+    // An own property even for `__proto__`, so the check sees every field the body names.
+    Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** `value` without the object keys whose value is `null` (at any depth): a new node holds only what is set. */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? withoutNulls(item) : item));
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
 }
 
 export function removeItem(doc: Document, name: Collection, id: string): boolean {

@@ -8,6 +8,9 @@
  * else (a new top-level section, a list that became empty...) falls back to `toString()` of the
  * whole document, which still keeps comments and order. The spliced text is re-parsed and
  * compared with the edited document; on any difference the fallback is used.
+ *
+ * New text takes the file's line ending (`\r\n` when its first line ends so), and a comment at
+ * the end of a line stays on that line: items go below it, never between a value and its comment.
  */
 import { Document, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 
@@ -21,7 +24,18 @@ interface Edit {
 
 /** The text of `edited` (a document parsed from `original` and then changed through the Document API). */
 export function renderEdited(original: string, edited: Document): string {
-  return spliceEdited(original, edited) ?? edited.toString(STRINGIFY);
+  return spliceEdited(original, edited) ?? withLineBreaks(edited.toString(STRINGIFY), lineBreakOf(original));
+}
+
+/** The line ending of `text`: that of its first line (`\n` for a text of one line). */
+export function lineBreakOf(text: string): '\n' | '\r\n' {
+  const nl = text.indexOf('\n');
+  return nl > 0 && text[nl - 1] === '\r' ? '\r\n' : '\n';
+}
+
+/** `text` (rendered by the yaml package, so `\n` only) with `eol` line endings. */
+function withLineBreaks(text: string, eol: '\n' | '\r\n'): string {
+  return eol === '\n' ? text : text.replace(/\r?\n/g, eol);
 }
 
 /**
@@ -55,9 +69,11 @@ function splice(original: string, edited: Document): string | null {
     if (!listEdits) return null;
     edits.push(...listEdits);
   }
+  // Edits are rendered with `\n`; they never copy text from the original.
+  const eol = lineBreakOf(original);
   let text = original;
   for (const edit of edits.sort((a, b) => b.start - a.start || b.end - a.end)) {
-    text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
+    text = text.slice(0, edit.start) + withLineBreaks(edit.text, eol) + text.slice(edit.end);
   }
   return text;
 }
@@ -71,22 +87,36 @@ function spliceList(original: string, oldValue: unknown, newValue: unknown): Edi
   for (const [id, node] of oldItems) {
     const [start, end] = node.range!;
     const replacement = newItems.get(id);
-    if (!replacement) edits.push({ start: lineStart(original, start), end, text: '' });
+    if (!replacement) edits.push({ start: lineStart(original, start), end: wholeLines(original, end), text: '' });
     else if (render(node) !== render(replacement)) {
-      edits.push(...(spliceMap(original, node, replacement) ?? [{ start, end, text: itemText(replacement, start - lineStart(original, start), true) }]));
+      edits.push(...(spliceMap(original, node, replacement) ?? [replaceItem(original, start, end, replacement)]));
     }
   }
   const last = oldValue.items.at(-1) as YAMLMap;
   const contentCol = last.range![0] - lineStart(original, last.range![0]);
   const dashCol = original.lastIndexOf('-', last.range![0]) - lineStart(original, last.range![0]);
   if (dashCol < 0) return null;
-  let insertion = original[last.range![1] - 1] === '\n' ? '' : '\n';
+  // After the last item's whole line: a flow item (`- { id: a }  # note`) ends before its comment.
+  const at = wholeLines(original, last.range![1]);
+  let insertion = original[at - 1] === '\n' ? '' : '\n';
   for (const [id, node] of newItems) {
     if (oldItems.has(id)) continue;
     insertion += `${' '.repeat(dashCol)}-${' '.repeat(contentCol - dashCol - 1)}${itemText(node, contentCol, false)}`;
   }
-  if (insertion.trim()) edits.push({ start: last.range![1], end: last.range![1], text: insertion });
+  if (insertion.trim()) edits.push({ start: at, end: at, text: insertion });
   return edits;
+}
+
+/**
+ * The edit re-rendering a whole item. A flow item ends before the rest of its line (a comment):
+ * its new text ends there too, without the comment, which the original text still holds.
+ */
+function replaceItem(original: string, start: number, end: number, replacement: YAMLMap): Edit {
+  const text = itemText(replacement, start - lineStart(original, start), true);
+  if (original[end - 1] === '\n') return { start, end, text };
+  const bare = replacement.clone() as YAMLMap;
+  bare.comment = undefined;
+  return { start, end, text: itemText(bare, start - lineStart(original, start), true).replace(/\n$/, '') };
 }
 
 /**
@@ -121,7 +151,7 @@ function spliceMap(original: string, oldMap: YAMLMap, newMap: YAMLMap): Edit[] |
       if (text.includes('\n')) return null;
       edits.push({ start: oldValue.range[0], end: oldValue.range[1], text });
     } else if (isMap(oldValue) && isMap(newValue)) {
-      const nested = spliceMap(original, oldValue, newValue);
+      const nested = newValue.items.length ? spliceMap(original, oldValue, newValue) : emptiedMap(original, pair.key as Node, oldValue);
       if (!nested) return null;
       edits.push(...nested);
     } else return null;
@@ -139,6 +169,21 @@ function spliceMap(original: string, oldMap: YAMLMap, newMap: YAMLMap): Edit[] |
     edits.push({ start: end, end, text: insertion });
   }
   return edits;
+}
+
+/**
+ * A nested map whose every field was removed (`permissions: {quota_period: null}`): it becomes
+ * `{}` after the key's colon (a comment on the key's line stays), and its lines go.
+ */
+function emptiedMap(original: string, key: Node, value: YAMLMap): Edit[] | null {
+  if (!key.range || !value.range) return null;
+  if (value.flow) return [{ start: value.range[0], end: value.range[1], text: '{}' }];
+  const colon = original.indexOf(':', key.range[1]);
+  if (colon < 0 || colon >= value.range[0]) return null;
+  return [
+    { start: colon + 1, end: colon + 1, text: ' {}' },
+    { start: lineStart(original, value.range[0]), end: wholeLines(original, value.range[1]), text: '' },
+  ];
 }
 
 /**
@@ -162,7 +207,13 @@ function spliceEmptiness(original: string, old: { key: unknown; value: unknown }
     const items = itemsById(newValue);
     if (!items) return null;
     const text = [...items.values()].map((node) => `  - ${itemText(node, 4, false)}`).join('');
-    return [{ start: colon + 1, end: old.value.range![1], text: `\n${text.replace(/\n$/, '')}` }];
+    // `[]` goes; a comment after it stays on the key's line, the items go below that line.
+    const [, valueEnd] = old.value.range!;
+    const at = wholeLines(original, valueEnd);
+    return [
+      { start: colon + 1, end: valueEnd, text: '' },
+      { start: at, end: at, text: (original[at - 1] === '\n' ? '' : '\n') + text },
+    ];
   }
   return null;
 }
@@ -195,6 +246,11 @@ function render(node: Node | null | undefined): string {
 
 function keyOf(key: unknown): string {
   return String(isScalar(key) ? key.value : key);
+}
+
+/** `end` when it already ends a line, else the end of its line (past a trailing comment). */
+function wholeLines(text: string, end: number): number {
+  return text[end - 1] === '\n' ? end : lineEnd(text, end);
 }
 
 /** Index just past the newline ending the line that holds `index` (or the text's end). */

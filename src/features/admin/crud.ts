@@ -9,8 +9,8 @@ import type { Budget } from '../../quota/budgets.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import type { Draft, ConfigWriter } from '../../config/write/write-back.ts';
-import { assertObjectBody } from './validate-resource.ts';
-import type { Collection } from '../../config/write/yaml-edit.ts';
+import { assertObjectBody, assertValidResource, type ResourceKind } from './validate-resource.ts';
+import { mergedFields, type Collection } from '../../config/write/yaml-edit.ts';
 
 export interface ResourceSpec<T extends { id: string }> {
   /** Path prefix, e.g. `/v1/admin/providers`. */
@@ -37,6 +37,36 @@ export function withoutReadOnly(body: Record<string, unknown>, extra: string[] =
   const out = { ...body };
   for (const field of [...READ_ONLY, ...extra]) delete out[field];
   return out;
+}
+
+/**
+ * Throws 400 unless `existing` with a partial update's `fields` is a valid item, merged as the
+ * file will be: nested objects key by key, and `null` removing an optional field, which then
+ * takes its default (`quota_period`, `endpoint`, `timeouts.connect`, `api_key`, `description`...).
+ * A required field given `null` is a 400 naming it.
+ */
+export function assertValidUpdate(kind: ResourceKind, existing: { id: string }, fields: Record<string, unknown>): void {
+  const item = { ...mergedFields(withoutReadOnly({ ...existing }), fields), id: existing.id };
+  try {
+    assertValidResource(kind, item);
+  } catch (error) {
+    const field = (error as { param?: unknown }).param;
+    // Missing because the update removed it: a required field.
+    if (typeof field === 'string' && valueAt(fields, field) === null && valueAt(item, field) === undefined) {
+      throw invalidValue(`\`${field}\` is required and cannot be cleared with null.`, field);
+    }
+    throw error;
+  }
+}
+
+/** The value at a dotted path (`timeouts.connect`, `deployments.0.provider`), or undefined. */
+function valueAt(value: unknown, path: string): unknown {
+  let at = value;
+  for (const segment of path.split('.')) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, segment)) return undefined;
+    at = (at as Record<string, unknown>)[segment];
+  }
+  return at;
 }
 
 export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, writer: ConfigWriter): RouteDef[] {

@@ -2,7 +2,7 @@
 import { groupBudget } from '../../quota/budgets.ts';
 import type { GroupConfig } from '../../config/types.ts';
 import { conflict } from '../../kernel/errors.ts';
-import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
+import { assertValidUpdate, newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
 import { groupView } from './views.ts';
 import type { ConfigWriter } from '../../config/write/write-back.ts';
@@ -26,7 +26,7 @@ export const groupsSpec: ResourceSpec<GroupConfig> = {
   },
   update(existing, body) {
     const fields = withoutReadOnly(body, ['id']);
-    assertValidResource('group', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    assertValidUpdate('group', existing, fields);
     return fields;
   },
   beforeDelete(existing, draft) {

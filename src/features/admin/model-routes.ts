@@ -1,7 +1,7 @@
 /** /v1/admin/models (spec 4.3): model configurations; `provider` must name a declared provider. */
 import type { ModelConfig } from '../../config/types.ts';
 import { conflict, invalidValue } from '../../kernel/errors.ts';
-import { nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
+import { assertValidUpdate, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
 import { modelView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
@@ -30,7 +30,7 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
   },
   update(existing, body, draft) {
     const fields = withoutReadOnly(body, ['id']);
-    assertValidResource('model', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    assertValidUpdate('model', existing, fields);
     assertProvider(fields, draft);
     return fields;
   },

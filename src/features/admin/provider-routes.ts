@@ -5,11 +5,11 @@
 import { providerBudget } from '../../quota/budgets.ts';
 import type { ProviderConfig } from '../../config/types.ts';
 import { conflict } from '../../kernel/errors.ts';
-import { newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
+import { assertValidUpdate, newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
-import { providerView } from './views.ts';
+import { maskSecret, providerView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
-import { ConfigReference } from '../../config/write/yaml-edit.ts';
+import { ConfigReference, isPlainObject } from '../../config/write/yaml-edit.ts';
 import type { RouteDef } from '../../http/route.ts';
 
 const secretName = (id: string) => `provider_${id}_api_key`;
@@ -43,7 +43,10 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
   },
   update(existing, body, draft) {
     const fields = withoutReadOnly(body, ['id']);
-    assertValidResource('provider', { ...withoutReadOnly({ ...existing }), ...fields, id: existing.id });
+    keepEchoedSecrets(fields, existing);
+    assertValidUpdate('provider', existing, fields);
+    // `null` removes the key from the YAML; the secret it referred to goes with it.
+    if (fields.api_key === null) delete draft.secrets[secretName(existing.id)];
     storeSecret(fields, existing.id, draft);
     return fields;
   },
@@ -59,3 +62,16 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
 };
 
 export const providerRoutes = (writer: ConfigWriter): RouteDef[] => resourceRoutes(providersSpec, writer);
+
+/**
+ * A client that sends back what it read (the console saving a whole form) sends the masked
+ * `api_key` and header values: those keep the stored secret instead of replacing it with its mask.
+ */
+function keepEchoedSecrets(fields: Record<string, unknown>, existing: ProviderConfig): void {
+  if (typeof fields.api_key === 'string' && fields.api_key === maskSecret(existing.api_key)) delete fields.api_key;
+  const headers = fields.headers;
+  if (!isPlainObject(headers) || !existing.headers) return;
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' && Object.hasOwn(existing.headers, name) && value === maskSecret(existing.headers[name])) delete headers[name];
+  }
+}

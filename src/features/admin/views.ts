@@ -27,38 +27,56 @@ async function budgetView(budget: Budget, period: QuotaPeriod | undefined, runti
   return quotaView(budget.counter, period, used ?? 0);
 }
 
+/**
+ * Header values may carry credentials (`Authorization`), so each is masked like `api_key`; the
+ * names show what is set.
+ */
+function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, maskSecret(value) ?? '']));
+}
+
+/**
+ * A provider with every field it has: the spec's fields always (`created_at` null when unset),
+ * the optional ones (`timeouts`, `headers`, `api_version`, `path`, `adapter`, ...) when set.
+ */
 export async function providerView(p: ProviderConfig, runtime: Runtime) {
   const quota = await budgetView(providerBudget(p, runtime.current(), Date.now()), p.quota_period, runtime);
+  const { id, name, type, status, endpoint, api_key, models, quota_limit, quota_period: _period, headers, created_at, ...optional } = p;
   return {
-    id: p.id,
+    id,
     object: 'provider',
-    name: p.name,
-    type: p.type,
-    status: p.status,
-    endpoint: p.endpoint,
-    api_key: maskSecret(p.api_key),
-    models: p.models,
-    quota_limit: p.quota_limit,
+    name,
+    type,
+    status,
+    endpoint,
+    api_key: maskSecret(api_key),
+    models,
+    quota_limit,
     ...quota,
-    ...(p.timeouts ? { timeouts: p.timeouts } : {}),
-    created_at: p.created_at ?? null,
+    ...optional,
+    ...(headers ? { headers: maskedHeaders(headers) } : {}),
+    created_at: created_at ?? null,
   };
 }
 
+/**
+ * A model with every field it has: the spec's fields always (`created_at` null when unset), the
+ * optional ones (`upstream_model`, `endpoint`, `timeouts`, `deployments`, `weight`, ...) when set.
+ */
 export function modelView(m: ModelConfig) {
+  const { id, name, provider, context_length, input_price, output_price, capabilities, status, created_at, ...optional } = m;
   return {
-    id: m.id,
+    id,
     object: 'model',
-    name: m.name,
-    provider: m.provider,
-    context_length: m.context_length,
-    input_price: m.input_price,
-    output_price: m.output_price,
-    capabilities: m.capabilities,
-    status: m.status,
-    ...(m.upstream_model ? { upstream_model: m.upstream_model } : {}),
-    ...(m.endpoint ? { endpoint: m.endpoint } : {}),
-    created_at: m.created_at ?? null,
+    name,
+    provider,
+    context_length,
+    input_price,
+    output_price,
+    capabilities,
+    status,
+    ...optional,
+    created_at: created_at ?? null,
   };
 }
 

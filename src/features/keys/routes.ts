@@ -9,7 +9,7 @@ import { hashApiKey } from '../../config/keys.ts';
 import { ADMIN_ACCOUNT_ID } from '../../config/checks.ts';
 import { conflict, forbidden, invalidValue, notFound } from '../../kernel/errors.ts';
 import { isAdmin } from '../../pipeline/principal.ts';
-import { nowIso, withoutReadOnly } from '../admin/crud.ts';
+import { assertValidUpdate, nowIso, withoutReadOnly } from '../admin/crud.ts';
 import { assertObjectBody, assertValidResource } from '../admin/validate-resource.ts';
 import { keyView } from '../admin/views.ts';
 import type { ConfigWriter } from '../../config/write/write-back.ts';
@@ -41,11 +41,11 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
   return key;
 }
 
-/** The permissions object of a body, merged over `base`, validated as in the file. */
-function permissionsOf(body: Record<string, unknown>, base: KeyConfig['permissions'] = { models: [], rate_limit: 0, quota_limit: 0 }) {
+/** The permissions object of a create's body, over the defaults, validated as in the file. */
+function permissionsOf(body: Record<string, unknown>) {
   if (body.permissions === undefined) return undefined;
   if (!isPlainObject(body.permissions)) throw invalidValue('`permissions` must be an object.', 'permissions');
-  return { ...base, ...body.permissions };
+  return { models: [], rate_limit: 0, quota_limit: 0, ...body.permissions };
 }
 
 export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
@@ -125,13 +125,15 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         const body = withoutReadOnly(ctx.body, ['key', 'id', 'account_id']);
         const fields: Record<string, unknown> = {};
         for (const [field, value] of Object.entries(body)) {
-          if (field === 'permissions') fields.permissions = permissionsOf(body, existing.permissions);
-          else if (field === 'name' || field === 'status') fields[field] = value;
-          else throw invalidValue(`\`${field}\` cannot be changed (name, status and permissions can).`, field);
+          if (field !== 'name' && field !== 'status' && field !== 'permissions') {
+            throw invalidValue(`\`${field}\` cannot be changed (name, status and permissions can).`, field);
+          }
+          if (field === 'permissions' && value !== null && !isPlainObject(value)) throw invalidValue('`permissions` must be an object.', 'permissions');
+          fields[field] = value;
         }
-        assertValidResource('key', { ...withoutReadOnly({ ...existing }), ...fields });
-        // Validated merged, written as sent: the file's other permission fields keep their text.
-        if (fields.permissions) fields.permissions = body.permissions;
+        // Validated merged, written as sent: the file's other permission fields keep their text;
+        // `null` clears a field (`permissions.quota_period: null`: the budget never starts over).
+        assertValidUpdate('key', existing, fields);
         await writer.change((draft) => {
           if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
