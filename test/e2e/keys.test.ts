@@ -45,6 +45,22 @@ describe('api keys', () => {
     await expect.poll(async () => (await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body.usage).toEqual({ total_requests: 1, total_tokens: answer.usage!.total_tokens });
   });
 
+  it('a restricted key cannot lift its own limits, mint a key or manage its unrestricted siblings', async () => {
+    const refused = async (method: string, path: string, body?: unknown) => {
+      const res = await call(method, path, body, full);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('key_restricted');
+    };
+    await refused('PUT', `/v1/api-keys/${id}`, { permissions: { models: [], rate_limit: 0 } });
+    await refused('POST', '/v1/api-keys', { name: 'unrestricted' });
+    await refused('PUT', '/v1/api-keys/demo-key', { name: 'taken over' });
+    await refused('POST', '/v1/api-keys/demo-key/rotate');
+    await refused('DELETE', '/v1/api-keys/demo-key');
+    expect((await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body.permissions).toEqual({ models: ['gpt-4o-mini'], rate_limit: 30, quota_limit: 0 });
+    // Within itself it may act: a rename.
+    expect((await call('PUT', `/v1/api-keys/${id}`, { name: 'ci' }, full)).status).toBe(200);
+  });
+
   it('lists are masked and scoped to the caller account', async () => {
     const mine = await call('GET', '/v1/api-keys', undefined, DEMO_KEY);
     expect(mine.body.object).toBe('list');

@@ -2,6 +2,10 @@
  * /v1/api-keys (spec 4.1, CONTRACT Identity). A key belongs to an account; non-admins see and
  * change only their own account's keys (others' are 404, not 403, so ids do not leak). The full
  * `sk-bf-` key is returned only by create and rotate; the file keeps its sha256 and last 4 chars.
+ *
+ * A key with restrictions (models, rate limit or quota) is a credential handed out with less than
+ * the account's rights: it may rotate, rename or delete itself, never create a key, change a
+ * key's permissions or touch another key, or its holder could lift its own limits.
  */
 import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../../config/types.ts';
@@ -41,6 +45,19 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
   return key;
 }
 
+const isRestricted = ({ permissions }: KeyConfig) => permissions.models.length > 0 || permissions.rate_limit > 0 || permissions.quota_limit > 0;
+
+/** Throws 403 when the caller is a restricted key acting beyond itself (see the file's comment). */
+function assertWithinCallerKey(ctx: ApiContext, target?: { id: string; permissions?: boolean }): void {
+  const own = ctx.principal.kind === 'key' ? ctx.principal.key : undefined;
+  if (!own || !isRestricted(own)) return;
+  if (target && target.id === own.id && !target.permissions) return;
+  throw forbidden(
+    'This API key is restricted (models, rate limit or quota): it may rotate, rename or delete itself, but not create keys, change permissions or manage other keys. Use an unrestricted key of the account, the console or an OAuth token.',
+    'key_restricted',
+  );
+}
+
 /** The permissions object of a create's body, over the defaults, validated as in the file. */
 function permissionsOf(body: Record<string, unknown>) {
   if (body.permissions === undefined) return undefined;
@@ -70,6 +87,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       access: 'key',
       async handler(ctx) {
         assertObjectBody(ctx.body);
+        assertWithinCallerKey(ctx);
         const body = withoutReadOnly(ctx.body, ['key', 'id']);
         let account = ctx.principal.accountId;
         if (body.account_id !== undefined) {
@@ -122,6 +140,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         assertObjectBody(ctx.body);
         const id = ctx.params.id!;
         const existing = findKey(ctx, id);
+        assertWithinCallerKey(ctx, { id, permissions: Object.hasOwn(ctx.body as object, 'permissions') });
         const body = withoutReadOnly(ctx.body, ['key', 'id', 'account_id']);
         const fields: Record<string, unknown> = {};
         for (const [field, value] of Object.entries(body)) {
@@ -147,6 +166,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);
+        assertWithinCallerKey(ctx, { id });
         await writer.change((draft) => {
           if (!draft.items.remove('keys', id)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
@@ -160,6 +180,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       async handler(ctx) {
         const id = ctx.params.id!;
         findKey(ctx, id);
+        assertWithinCallerKey(ctx, { id });
         const full = generateApiKey();
         await writer.change((draft) => {
           const fields = { key_hash: hashApiKey(full), hint: hintOf(full) };
