@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { settingsKey } from '../features/settings/service.ts';
 import { statusKey } from '../features/security/state.ts';
+import { retiredAccountKey } from '../features/admin/account-ids.ts';
 import { isDurableKey } from './durable-keys.ts';
 import { createMemoryStore } from './memory.ts';
 import { StoreAdapter } from './oidc-adapter.ts';
@@ -9,6 +10,7 @@ describe('durable keys', () => {
   it('cover the keys their owners build', async () => {
     expect(isDurableKey(settingsKey('alice'))).toBe(true);
     expect(isDurableKey(statusKey('alice'))).toBe(true);
+    expect(isDurableKey(retiredAccountKey('alice'))).toBe(true);
     const store = createMemoryStore();
     const written: string[] = [];
     const set = store.set.bind(store);

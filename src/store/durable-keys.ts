@@ -5,7 +5,7 @@
  * (durable-file.ts). Redis keeps everything itself.
  *
  * The owners build their keys under these prefixes: settings/service.ts (`gw:settings:`),
- * security/state.ts (`gw:sec:status:`), admin/user-routes.ts (`gw:retired:`), oidc-adapter.ts
+ * security/state.ts (`gw:sec:status:`), admin/account-ids.ts (`gw:retired:`), oidc-adapter.ts
  * (`gw:oidc:`).
  */
 export const DURABLE_KEY_PREFIXES = ['gw:settings:', 'gw:sec:status:', 'gw:retired:', 'gw:oidc:'] as const;

@@ -9,6 +9,9 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { StateStore } from './types.ts';
 
+/** The state store key of one artefact of oidc-provider's `model` (`AccessToken`, `Grant`...). */
+export const oidcKey = (model: string, id: string) => `gw:oidc:${model}:${id}`;
+
 /** Models whose artefacts hang off a grant (same list as oidc-provider's memory adapter). */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
 
@@ -50,7 +53,7 @@ export class StoreAdapter implements Adapter {
   ) {}
 
   private key(id: string) {
-    return `gw:oidc:${this.model}:${id}`;
+    return oidcKey(this.model, id);
   }
 
   private async envelope(id: string): Promise<Envelope | undefined> {

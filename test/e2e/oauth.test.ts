@@ -3,15 +3,29 @@
  * redirects, a cookie jar, real form posts) through login and consent, then the token endpoint,
  * the access token on management routes, refresh rotation, discovery and PKCE.
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGateway } from '../_setup.ts';
+import { freePort } from '../_process.ts';
+import { startTestGateway, type TestGateway } from '../_setup.ts';
 import { ALICE, authorize, authorizeUrl, bearer, Browser, codeFor, DASHBOARD, READER, REDIRECT, ROOT, startOAuthGateway, tokenRequest } from '../oauth-browser.ts';
+
+/** A GET with the headers as given, Host included (fetch would set its own). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    }).on('error', reject);
+  });
+}
 
 describe('OAuth authorization server (memory store)', () => {
   let gw: TestGateway & { base: string };
@@ -34,6 +48,42 @@ describe('OAuth authorization server (memory store)', () => {
     // Nothing to top up or subscribe to: write:billing would guard nothing, so it is not offered.
     expect(doc.scopes_supported).not.toContain('write:billing');
     expect(doc.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
+  });
+
+  it('publishes every URL under the issuer, whatever Host or X-Forwarded-* the request names, and lets discovery and keys be cached', async () => {
+    const forged = { host: 'evil.example', 'x-forwarded-host': 'evil2.example', 'x-forwarded-proto': 'https' };
+    const discovery = await rawGet(`${gw.base}/.well-known/openid-configuration`, forged);
+    expect(discovery.status).toBe(200);
+    const doc = JSON.parse(discovery.body) as Record<string, unknown>;
+    const urls = Object.entries(doc).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && /^\w+:\/\//.test(entry[1]));
+    expect(urls.map(([name]) => name)).toEqual(expect.arrayContaining(['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint']));
+    for (const [name, url] of urls) expect(new URL(url).origin, name).toBe(gw.base);
+    expect(doc.token_endpoint).toBe(`${gw.base}/oauth/token`);
+    expect(discovery.headers['cache-control']).toBe('public, max-age=3600');
+    const jwks = await rawGet(`${gw.base}/oauth/jwks`, forged);
+    expect(jwks.status).toBe(200);
+    expect(jwks.headers['cache-control']).toBe('public, max-age=600');
+    // The way to the sign-in page stays on the gateway too.
+    const start = await rawGet(authorizeUrl(gw.base, { scope: 'read:user', state: 'h' }), forged);
+    expect(start.status).toBe(303);
+    expect(new URL(String(start.headers.location), gw.base).origin).toBe(gw.base);
+  });
+
+  it.each(['read:api write:billing', 'write:billing', 'read:api no-such-scope'])('refuses scope=%s at authorize with invalid_scope, redirected to the client', async (scope) => {
+    const response = await new Browser().request(authorizeUrl(gw.base, { scope, state: 'sc' }));
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!, gw.base);
+    expect(location.origin + location.pathname).toBe(REDIRECT);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('state')).toBe('sc');
+    expect(location.searchParams.get('code')).toBeNull();
+  });
+
+  it('answers a refused scope with an error page, not a redirect, when the redirect_uri is not registered', async () => {
+    const url = `${gw.base}/oauth/authorize?${new URLSearchParams({ client_id: DASHBOARD.id, redirect_uri: 'https://evil.example/cb', response_type: 'code', scope: 'write:billing', state: 'x' })}`;
+    const response = await new Browser().request(url);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
   });
 
   it('keeps the signing keys in the data dir, readable by the owner only', async () => {
@@ -311,6 +361,49 @@ describe('OAuth authorization server (memory store)', () => {
     // read:user was not asked for.
     const status = await fetch(`${gw.base}/v1/security/status`, { headers: bearer(refreshed.access_token) });
     expect(status.status).toBe(403);
+  });
+});
+
+describe('a client removed from gateway.yaml by a hot reload', () => {
+  let gw: TestGateway & { base: string };
+  beforeAll(async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    gw = Object.assign(await startTestGateway('oauth.yaml', { PORT: String(port), GATEWAY_BASE_URL: base }, { watch: true }), { base });
+    await gw.gateway.config.watcher?.ready;
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('loses its access tokens, its refresh tokens and new authorizations at once; the other clients keep theirs', async () => {
+    const code = await codeFor(gw.base, 'read:user read:api');
+    const token = await tokenRequest(gw.base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, DASHBOARD);
+    const access = token.body.access_token as string;
+    expect((await fetch(`${gw.base}/v1/security/status`, { headers: bearer(access) })).status).toBe(200);
+    const readerUrl = `${gw.base}/oauth/authorize?${new URLSearchParams({ client_id: READER.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read:user', state: 'r' })}`;
+    const readerCode = (await authorize(readerUrl, ALICE)).callback!.searchParams.get('code')!;
+    const readerToken = await tokenRequest(gw.base, { grant_type: 'authorization_code', code: readerCode, redirect_uri: REDIRECT }, READER);
+    expect(readerToken.status).toBe(200);
+
+    const original = await readFile(gw.configFile, 'utf8');
+    const edited = original.replace(/    - client_id: dashboard\n(?: {6}.*\n)+/, '');
+    expect(edited).not.toContain('dashboard');
+    await writeFile(`${gw.configFile}.tmp`, edited);
+    await rename(`${gw.configFile}.tmp`, gw.configFile);
+    await expect.poll(() => gw.gateway.runtime.current().config.oauth.clients.map((client) => client.client_id), { timeout: 5000 }).toEqual([READER.id]);
+
+    expect((await fetch(`${gw.base}/v1/security/status`, { headers: bearer(access) })).status).toBe(401);
+    const refreshed = await tokenRequest(gw.base, { grant_type: 'refresh_token', refresh_token: token.body.refresh_token as string }, DASHBOARD);
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    const again = await new Browser().request(authorizeUrl(gw.base, { scope: 'read:user', state: 'gone' }));
+    expect(again.status).toBe(400);
+    expect(again.headers.get('location')).toBeNull();
+
+    expect((await fetch(`${gw.base}/v1/security/status`, { headers: bearer(readerToken.body.access_token as string) })).status).toBe(200);
+    const readerRefresh = await tokenRequest(gw.base, { grant_type: 'refresh_token', refresh_token: readerToken.body.refresh_token as string }, READER);
+    expect(readerRefresh.status).toBe(200);
   });
 });
 

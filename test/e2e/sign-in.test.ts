@@ -232,22 +232,44 @@ describe('brute force on the sign-in form', { timeout: 120_000 }, () => {
     expect((await login(fresh, form, ALICE, { code: code! })).callback).not.toBeNull();
   });
 
+  it('holds the per-email limit against parallel tries: past it, 429 before any hash', async () => {
+    const browser = browserAt('10.7.0.1');
+    const form = await openForm(browser);
+    const statuses = await Promise.all(
+      Array.from({ length: 18 }, async (_, i) => {
+        const response = await browser.postForm(form, { action: 'login', email: 'erin@example.com', password: `guess-${i}` });
+        await response.body?.cancel();
+        return response.status;
+      }),
+    );
+    expect(statuses.filter((s) => s === 401), statuses.join(',')).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429), statuses.join(',')).toHaveLength(8);
+    const owner = browserAt('10.7.0.2');
+    expect((await login(owner, await openForm(owner), { email: 'erin@example.com', password: ALICE.password })).status).toBe(429);
+  });
+
   it('bounds the password hashes running at once: a burst beyond the queue is refused with 503 at once', async () => {
+    // Two emails, 10 tries each reaching the hash (the per-email limit): more than the 2 running
+    // and 16 waiting. Erin's failures of the test above are forgotten, as 15 minutes would.
+    await gw.gateway.runtime.store.del('gw:oauth:sign-in:failures:email:erin@example.com');
     const browser = browserAt('10.5.0.1');
     const form = await openForm(browser);
+    const emails = ['dora@example.com', 'erin@example.com'];
     const statuses = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         const response = await browser.request(form, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `10.5.1.${i}` },
-          body: new URLSearchParams({ action: 'login', email: 'dora@example.com', password: `guess-${i}` }).toString(),
+          body: new URLSearchParams({ action: 'login', email: emails[i % 2]!, password: `guess-${i}` }).toString(),
         });
         await response.body?.cancel();
         return response.status;
       }),
     );
-    const busy = statuses.filter((s) => s === 503).length;
-    expect(busy, statuses.join(',')).toBeGreaterThanOrEqual(40 - 2 - 16);
-    expect(statuses.filter((s) => s === 401).length).toBe(40 - busy);
+    const count = (status: number) => statuses.filter((s) => s === status).length;
+    expect(count(503), statuses.join(',')).toBeGreaterThanOrEqual(20 - 2 - 16);
+    // A try the gate refused computed no hash, so it is not a failure: at most 10 per email are.
+    expect(count(401), statuses.join(',')).toBeLessThanOrEqual(20);
+    expect(count(401) + count(429) + count(503), statuses.join(',')).toBe(40);
   });
 });

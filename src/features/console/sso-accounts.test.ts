@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsoleSsoConfig } from '../../config/types.ts';
+import type { Draft } from '../../config/write/write-back.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
+import { createMemoryStore } from '../../store/memory.ts';
+import { retireAccountId } from '../admin/account-ids.ts';
 import { ensureAccount, profileFromClaims, SsoRefusal } from './sso-accounts.ts';
 
 const sso: ConsoleSsoConfig = {
@@ -56,5 +59,24 @@ describe('ensureAccount with write-back off', () => {
   it('refuses an unknown email, saying why', async () => {
     const runtime = runtimeWith([], false);
     await expect(ensureAccount({ runtime, writer: noWriter }, { email: 'eve@corp.example', name: 'Eve', role: 'member' }, silent)).rejects.toThrow(/read-only/);
+  });
+});
+
+describe('ensureAccount with write-back on', () => {
+  it("creates a new email's account under an id no deleted account had", async () => {
+    const accounts = [{ id: 'carol', email: 'carol@corp.example', role: 'member' as const }];
+    const runtime = { ...runtimeWith(accounts), store: createMemoryStore() } as Runtime;
+    // dave and dave-2 were deleted; dave-3 is free.
+    await retireAccountId(runtime.store, 'dave');
+    await retireAccountId(runtime.store, 'dave-2');
+    const appended: Array<Record<string, unknown>> = [];
+    const draft = {
+      snapshot: runtime.current(),
+      items: { append: (_collection: string, item: Record<string, unknown>) => void appended.push(item) },
+    } as unknown as Draft;
+    const writer = { change: async <T>(edit: (d: Draft) => T | Promise<T>) => edit(draft), instanceId: 'test' };
+    const id = await ensureAccount({ runtime, writer }, { email: 'dave@corp.example', name: 'Dave', role: 'member' }, silent);
+    expect(id).toBe('dave-3');
+    expect(appended).toEqual([expect.objectContaining({ id: 'dave-3', email: 'dave@corp.example', role: 'member' })]);
   });
 });

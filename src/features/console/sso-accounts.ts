@@ -6,7 +6,8 @@
  * With write-back off the file is the only source: known accounts sign in as the file says.
  */
 import type { AccountConfig, ConsoleSsoConfig } from '../../config/types.ts';
-import { nowIso, uniqueSlug } from '../admin/crud.ts';
+import { nowIso } from '../admin/crud.ts';
+import { newAccountId } from '../admin/account-ids.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
@@ -50,7 +51,7 @@ export async function ensureAccount({ runtime, writer }: Pick<Gateway, 'runtime'
     }
     throw new SsoRefusal('There is no gateway account for your email, and this gateway cannot create one (its configuration is read-only). Ask an administrator.');
   }
-  return writer.change((draft) => {
+  return writer.change(async (draft) => {
     const current = draft.snapshot.config.accounts.find((a) => a.email.toLowerCase() === profile.email);
     if (current) {
       draft.items.merge('accounts', current.id, { role: profile.role, group: profile.group });
@@ -58,7 +59,8 @@ export async function ensureAccount({ runtime, writer }: Pick<Gateway, 'runtime'
       return current.id;
     }
     const taken = (id: string) => draft.snapshot.accounts.has(id) || id === 'admin';
-    const id = uniqueSlug(profile.email.split('@')[0]!, taken, 'user');
+    // Never a deleted account's id: its call log, settings and tokens are not this person's.
+    const id = await newAccountId(runtime, undefined, profile.email.split('@')[0]!, taken);
     const group = profile.group ? { group: profile.group } : {};
     draft.items.append('accounts', { id, email: profile.email, name: profile.name, role: profile.role, ...group, created_at: nowIso() });
     logger.info('sso account created', { account: id, role: profile.role, group: profile.group ?? null });

@@ -24,7 +24,7 @@ export async function installOAuth({ runtime, logger }: FeatureContext, deps: OA
   const provider = providerHandle(() => createOAuthProvider(runtime, logger, keys, deps.firstPartyClients));
   return {
     provider,
-    services: { tokens: createTokenVerifier(provider, runtime) },
+    services: { tokens: createTokenVerifier(provider, runtime, deps.firstPartyClients.map((client) => client.clientId)) },
     mount: (app) => mountOAuth(app, provider, runtime, deps.security, logger),
   };
 }

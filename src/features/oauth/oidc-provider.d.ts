@@ -54,6 +54,8 @@ declare module 'oidc-provider' {
     clientId: string;
     grantId?: string;
     scope?: string;
+    /** Issued at, epoch seconds. */
+    iat?: number;
     exp: number;
     readonly isExpired: boolean;
   }
@@ -72,6 +74,15 @@ declare module 'oidc-provider' {
 
   export type Configuration = Record<string, unknown>;
 
+  /** The part of the Koa context a middleware added with `provider.use` touches. */
+  export interface KoaContext {
+    request: object;
+    readonly originalUrl: string;
+    readonly path: string;
+    status: number;
+    set(field: string, value: string): void;
+  }
+
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
     proxy: boolean;
@@ -88,7 +99,13 @@ declare module 'oidc-provider' {
     readonly AccessToken: { find(token: string): Promise<AccessToken | undefined> };
     readonly Client: { find(id: string): Promise<Client | undefined> };
     on(event: string, listener: (...args: any[]) => void): this;
+    /** Adds a Koa middleware in front of the provider's routes. */
+    use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): this;
   }
 
-  export const errors: Record<string, new (...args: any[]) => Error & { error?: string; error_description?: string }>;
+  type OidcError = Error & { error?: string; error_description?: string; allow_redirect?: boolean };
+  export const errors: Record<string, new (...args: any[]) => OidcError> & {
+    InvalidClient: new (description?: string) => OidcError;
+    InvalidScope: new (description: string, scope?: string) => OidcError;
+  };
 }

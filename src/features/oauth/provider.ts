@@ -1,7 +1,8 @@
 /**
  * Builds the OAuth 2.0 authorization server (oidc-provider) at startup: issuer = the gateway's
  * base URL, clients from `oauth.clients[]`, state in the gateway's StateStore, keys in the data dir.
- * Clients, issuer and keys are startup-only: a reload does not change them.
+ * Clients, issuer and keys are startup-only: a reload does not change them, except that a client
+ * removed from gateway.yaml stops counting at once (validity.ts).
  */
 import type Provider from 'oidc-provider';
 import type { Client, Configuration } from 'oidc-provider';
@@ -12,6 +13,8 @@ import { createOidcAdapterFactory } from '../../store/oidc-adapter.ts';
 import type { OAuthKeys } from './keys.ts';
 import { sessionGrant, type FirstPartyClient, type GrantContext } from './first-party.ts';
 import { SUPPORTED_SCOPES } from '../../auth/scopes.ts';
+import { pinToIssuer } from './public-origin.ts';
+import { clientDeclared, issuedBeforeAccount } from './validity.ts';
 
 /** Every OAuth endpoint lives under /oauth (CONTRACT "OAuth"); discovery stays at the issuer root. */
 export const OAUTH_ROUTES = {
@@ -32,6 +35,32 @@ export const OAUTH_ROUTES = {
 };
 
 export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
+
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+/**
+ * Discovery and JWKS change only with a restart (issuer, clients, keys), so caches may keep them a
+ * while; the keys less long, so verifiers see new ones soon after a restart that changed them.
+ */
+const CACHE_CONTROL = { [DISCOVERY_PATH]: 'public, max-age=3600', [OAUTH_ROUTES.jwks]: 'public, max-age=600' };
+
+/** What findAccount reads of oidc-provider's context: the client and the browser session, when there are. */
+interface AccountLookupContext {
+  oidc?: { client?: { clientId: string }; session?: { loginTs?: number } };
+}
+
+/** What the authorization check reads of oidc-provider's context: the request's own parameters. */
+interface AuthorizationContext {
+  method: string;
+  query?: Record<string, unknown>;
+  oidc: { body?: Record<string, unknown> };
+}
+
+/** What findAccount is given about the token or code being used (a refresh token keeps its first issue time in iiat). */
+interface IssuedToken {
+  iat?: number;
+  iiat?: number;
+}
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -60,6 +89,29 @@ export function toClientMetadata(client: OAuthClientConfig, logger: Logger): Rec
  */
 export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys: OAuthKeys, firstParty: readonly FirstPartyClient[] = []): Promise<Provider> {
   const { config } = runtime.current();
+  // Loaded here, not at start: oidc-provider and its Koa app are only paid for once used.
+  const { default: OidcProvider, errors } = await import('oidc-provider');
+  const builtIn = new Set(firstParty.map((client) => client.clientId));
+
+  /**
+   * Runs on every authorization request once its client and redirect_uri are checked (so what it
+   * throws goes back to the client as `error=`). oidc-provider checks only the scopes it knows
+   * against the client's list and silently drops the others (`write:billing`, typos), which would
+   * hand out a narrower token than asked, or a code that no token comes of: refused instead. By
+   * now its `scope` parameter is cut down to the known scopes, so the check reads the scope as the
+   * request sent it (query or form, as the provider assembled it). A client removed from
+   * gateway.yaml since start is refused without a redirect.
+   */
+  const checkAuthorization = (ctx: AuthorizationContext, scope: string | undefined, client: Client) => {
+    if (!clientDeclared(runtime.current(), client.clientId, builtIn)) {
+      throw Object.assign(new errors.InvalidClient('client is no longer registered'), { allow_redirect: false });
+    }
+    const sent = (ctx.method === 'POST' ? ctx.oidc.body : ctx.query)?.scope;
+    const allowed = new Set(client.scope ? client.scope.split(' ') : SUPPORTED_SCOPES);
+    const refused = (typeof sent === 'string' ? sent : (scope ?? '')).split(' ').filter((asked) => asked && !allowed.has(asked));
+    if (refused.length) throw new errors.InvalidScope('requested scope is not allowed', refused.join(' '));
+  };
+
   const configuration: Configuration = {
     adapter: createOidcAdapterFactory(runtime.store),
     // Built-in first-party clients (the console) beside the ones gateway.yaml declares.
@@ -67,7 +119,11 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
     scopes: SUPPORTED_SCOPES,
     // role and group let a client (the console) show what the account may do without probing.
     claims: { openid: ['sub'], email: ['email'], profile: ['name', 'role', 'group'] },
-    extraParams: firstParty.flatMap((client) => client.authorizeParams ?? []),
+    // Parameters the provider keeps for the first-party clients, and the check above (on `scope`).
+    extraParams: {
+      ...Object.fromEntries(firstParty.flatMap((client) => client.authorizeParams ?? []).map((param) => [param, null])),
+      scope: checkAuthorization,
+    },
     jwks: keys.jwks,
     cookies: { keys: keys.cookieKeys },
     routes: OAUTH_ROUTES,
@@ -93,9 +149,16 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
     expiresWithSession: async () => false,
     // ...and rotates on every use: the old one is then refused (reuse revokes the grant).
     rotateRefreshToken: () => true,
-    findAccount: async (_ctx: unknown, sub: string) => {
-      const account = runtime.current().accounts.get(sub);
+    // Called for every code exchange, refresh, userinfo and signed-in session: what no longer
+    // counts (validity.ts) finds no account, so the provider refuses it (invalid_grant, invalid_token,
+    // or the sign-in form again).
+    findAccount: async (ctx: AccountLookupContext, sub: string, token?: IssuedToken) => {
+      const snapshot = runtime.current();
+      const account = snapshot.accounts.get(sub);
       if (!account) return undefined;
+      const clientId = ctx.oidc?.client?.clientId;
+      if (clientId && !clientDeclared(snapshot, clientId, builtIn)) return undefined;
+      if (issuedBeforeAccount(account, token ? (token.iiat ?? token.iat) : ctx.oidc?.session?.loginTs)) return undefined;
       return { accountId: sub, claims: () => ({ sub, email: account.email, name: account.name, role: account.role, group: account.group }) };
     },
     ttl: {
@@ -108,11 +171,9 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
       Grant: 14 * DAY,
     },
   };
-  // Loaded here, not at start: oidc-provider and its Koa app are only paid for once used.
-  const { default: OidcProvider } = await import('oidc-provider');
   const provider = new OidcProvider(runtime.baseUrl, configuration);
-  // Behind a TLS-offloading proxy the provider must trust X-Forwarded-Proto/Host.
-  provider.proxy = config.server.trusted_proxies.length > 0;
+  // Its URLs come from the issuer, never from the request (so no proxy headers are needed either).
+  pinToIssuer(provider, CACHE_CONTROL);
   provider.on('server_error', (_ctx: unknown, error: Error) => logger.error('oauth server error', { error: error.stack ?? String(error) }));
   return provider;
 }

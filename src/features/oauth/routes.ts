@@ -6,7 +6,7 @@
 import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
 import type { SecurityService } from '../security/service.ts';
 import { safe } from '../../http/handle.ts';
-import { OAUTH_ROUTES } from './provider.ts';
+import { DISCOVERY_PATH, OAUTH_ROUTES } from './provider.ts';
 import { routeNotFound } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
@@ -62,5 +62,5 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
       return callback(event);
     }),
   );
-  app.all('/.well-known/openid-configuration', endpoint(callback));
+  app.all(DISCOVERY_PATH, endpoint(callback));
 }

@@ -4,8 +4,10 @@
  *
  * - Failed attempts count against their address (`ADDRESS_LIMIT` in 15 minutes) and their
  *   email (`ACCOUNT_LIMIT`); past either, the form refuses before any hash, so one address cannot try
- *   many emails (each an scrypt) and one email cannot be guessed at. A locked address or email
- *   is a lock key with the window's remaining time, so a check is one store read.
+ *   many emails (each an scrypt) and one email cannot be guessed at. An attempt takes its place
+ *   in both counts before its hash, in one atomic step of the store (`admit`), and gives it back
+ *   once the password proves right: parallel tries cannot all pass a check made before any of
+ *   them failed. A count lives 15 minutes from the first failure it holds.
  * - A device the account trusts passes both locks: a stranger hammering the email (even from the
  *   same network) cannot lock its owner out of a known browser. From a new browser, the way
  *   past a locked email is a one-time code mailed to the account.
@@ -19,6 +21,7 @@ import { GatewayError } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
+import type { QuotaRule } from '../../store/types.ts';
 import { createDevices, deviceName, trustedDevice } from '../security/devices.ts';
 import type { SecurityService } from '../security/service.ts';
 import { createSecurityState } from '../security/state.ts';
@@ -93,15 +96,24 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
     return undefined;
   }
 
-  const addressKey = (client: SignInClient) => `gw:oauth:sign-in:address:${client.ip}`;
-  const emailKey = (email: string) => `gw:oauth:sign-in:email:${email.trim().toLowerCase()}`;
-  const lockOf = (key: string) => `${key}:locked`;
+  const addressKey = (client: SignInClient) => `gw:oauth:sign-in:failures:address:${client.ip}`;
+  const emailKey = (email: string) => `gw:oauth:sign-in:failures:email:${email.trim().toLowerCase()}`;
+  const attempt = (key: string, limit: number): QuotaRule => ({ key, limit, reserve: 1, ttlMs: WINDOW_MS });
 
-  /** Counts a failure (one round trip); the last one the window allows sets the lock for the rest of it. */
-  async function recordFailure(key: string, limit: number): Promise<void> {
-    const { allowed, rates } = await runtime.store.admit([{ key, limit, windowMs: WINDOW_MS }], []);
-    const rate = rates[0]!;
-    if (!allowed || rate.remaining === 0) await runtime.store.set(lockOf(key), '1', rate.resetMs || WINDOW_MS);
+  /**
+   * Takes an attempt in each count, all or none: the key of the first count that is full, or null
+   * once the attempt is counted (as a failure until `giveBack`).
+   */
+  async function take(counts: QuotaRule[]): Promise<string | null> {
+    const { allowed, refusedBy } = await runtime.store.admit([], counts);
+    return allowed ? null : refusedBy?.kind === 'quota' ? refusedBy.key : counts[0]!.key;
+  }
+
+  /** An attempt that did not fail (right password, or no hash computed): out of the counts again. */
+  async function giveBack(counts: QuotaRule[]): Promise<void> {
+    if (!counts.length) return;
+    // A limit of 0 never refuses; the TTL keeps a count that expired meanwhile from living on below 0.
+    await runtime.store.admit([], counts.map((count) => ({ ...count, limit: 0, reserve: -1 })));
   }
 
   const tooManyFromAddress = () => refused(429, 'networkLocked');
@@ -130,30 +142,27 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
       const account = findAccount(email);
       const current = account ? await state.read(account.id) : null;
       const trusted = current ? trustedDevice(current, client.deviceCookie) !== null : false;
-      if (!trusted) {
-        // One round trip: the two reads are pipelined.
-        const [addressLocked, emailLocked] = await Promise.all([runtime.store.get(lockOf(addressKey(client))), runtime.store.get(lockOf(emailKey(email)))]);
-        if (addressLocked) return tooManyFromAddress();
-        if (code !== null) {
-          if (!account || !(await security.redeemSignInCode(account.id, code))) {
-            await recordFailure(addressKey(client), ADDRESS_LIMIT);
-            return refused(401, 'wrongSignInCode', true);
-          }
-        } else if (emailLocked) {
-          return refused(429, 'accountLocked', true);
-        }
+      // A mailed code is the way past a locked email, so with one only the address counts.
+      const counts = trusted ? [] : [attempt(addressKey(client), ADDRESS_LIMIT), ...(code === null ? [attempt(emailKey(email), ACCOUNT_LIMIT)] : [])];
+      if (counts.length) {
+        const full = await take(counts);
+        if (full === addressKey(client)) return tooManyFromAddress();
+        if (full) return refused(429, 'accountLocked', true);
+        if (code !== null && (!account || !(await security.redeemSignInCode(account.id, code)))) return refused(401, 'wrongSignInCode', true);
       }
       let ok: boolean;
       try {
         ok = await verifyPassword(password, account?.password_hash ?? decoyHash(runtime.current()));
       } catch (error) {
+        // No hash computed (the gate was full): not a failure.
+        await giveBack(counts);
         return refusedBy(error);
       }
       if (!account || !account.password_hash || !ok) {
-        if (!trusted) await Promise.all([recordFailure(addressKey(client), ADDRESS_LIMIT), recordFailure(emailKey(email), ACCOUNT_LIMIT)]);
         logger.info('oauth login refused', { email });
         return refused(401, 'wrongCredentials');
       }
+      await giveBack(counts);
       if (current?.two_factor_enabled && !trusted) return { kind: 'second-factor', accountId: account.id };
       return complete(account, client);
     },
@@ -175,9 +184,8 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
      * (the mail goes out after the answer), so the form tells nobody which emails have accounts.
      */
     async mailCode(email: string, client: SignInClient): Promise<SignInResult | null> {
-      if (await runtime.store.get(lockOf(addressKey(client)))) return tooManyFromAddress();
       // Each request counts like a failure, so one address cannot mail many accounts.
-      await recordFailure(addressKey(client), ADDRESS_LIMIT);
+      if (await take([attempt(addressKey(client), ADDRESS_LIMIT)])) return tooManyFromAddress();
       const account = findAccount(email);
       if (account) {
         security.sendSignInCode(account.id, account.email).catch((error: unknown) => {
