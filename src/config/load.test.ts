@@ -141,7 +141,7 @@ describe('loadConfigText values', () => {
     expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, body_limit: 4194304, workers: 1, trusted_proxies: [] });
     expect(c.system).toEqual({ region: 'local', data_residency: 'local' });
     expect(c.api).toEqual({ rate_limit: 0, rate_limit_period: 60, max_concurrent_requests: 0, queue_timeout_ms: 30000 });
-    expect(c.limits).toEqual({ max_context_length: 128000, default_temperature: 0.7, default_max_tokens: 4096 });
+    expect(c.limits).toEqual({ max_context_length: 128000, default_temperature: 0.7 });
     expect(c.features).toEqual({ streaming: true, function_calling: true, vision: true });
     expect(c.timeouts).toEqual({ connect: 10000, first_token: 120000, idle: 60000, total: 600000 });
     expect(c.routing).toEqual({

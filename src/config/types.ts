@@ -187,7 +187,7 @@ export interface GatewayConfig {
   };
   system: { region: string; data_residency: string };
   api: { rate_limit: number; rate_limit_period: number; max_concurrent_requests: number; queue_timeout_ms: number };
-  limits: { max_context_length: number; default_temperature: number; default_max_tokens: number };
+  limits: { max_context_length: number; default_temperature: number; default_max_tokens?: number };
   features: { streaming: boolean; function_calling: boolean; vision: boolean };
   timeouts: Timeouts;
   routing: RoutingConfig;

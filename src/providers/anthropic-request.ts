@@ -3,9 +3,11 @@
  * express instead of silently changing the meaning of the request.
  */
 import type { ChatMessage, ChatRequest, ContentPart } from './openai-types.ts';
-import type { Target } from './types.ts';
+import { REQUIRED_MAX_TOKENS_DEFAULT, type BuildOptions, type Target } from './types.ts';
 import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
-import { contentParts, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly } from './shared.ts';
+import { own } from '../kernel/own.ts';
+import { commonFields, never, only, refuseUnhonoured, translated, type FieldRules } from './chat-fields.ts';
+import { contentParts, isHttpUrl, parseArguments, parseDataUrl } from './shared.ts';
 
 type Block = Record<string, unknown>;
 interface AnthropicMessage {
@@ -14,7 +16,26 @@ interface AnthropicMessage {
 }
 
 /** Used when neither the request nor the model config bounds the answer: the API requires it. */
-export const DEFAULT_MAX_TOKENS = 4096;
+
+const zeroOnly = (name: string) => only((v) => v === 0, `The vendor_b upstream does not support '${name}' (only 0 is accepted).`);
+
+/** Every top-level chat field this translation honours (chat-fields.ts); any other is refused by name. */
+const FIELDS: FieldRules = new Map([
+  ...commonFields('vendor_b'),
+  ...translated(['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls']),
+  ...translated(['response_format', 'reasoning_effort']),
+  // Messages API fields a client may send directly: they have no OpenAI equivalent to map from.
+  ...translated(['top_k', 'thinking']),
+  ['frequency_penalty', zeroOnly('frequency_penalty')],
+  ['presence_penalty', zeroOnly('presence_penalty')],
+  ['seed', never("The vendor_b upstream cannot fix the sampling seed: 'seed' is not supported.")],
+]);
+
+/** The API's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
+
+/** Thinking budget per `reasoning_effort` (`none`: no thinking, the API's default). */
+const THINKING_BUDGET: Record<string, number> = { minimal: MIN_THINKING_BUDGET, low: 2048, medium: 8192, high: 16384 };
 
 function imageBlock(url: string, param: string): Block {
   const data = parseDataUrl(url);
@@ -150,29 +171,56 @@ function jsonInstruction(request: ChatRequest): string | undefined {
   throw unsupportedParameter(`response_format type '${format.type}' is not supported by this upstream.`, 'response_format');
 }
 
+/**
+ * `max_tokens` (required) and `thinking`. The client's own `thinking` wins; else `reasoning_effort`
+ * becomes a thinking budget. On this API max_tokens counts the thinking too, as
+ * max_completion_tokens does on OpenAI: a limit the client named bounds both, and the budget
+ * stays below it; without one, the budget comes on top of the default allowance (within the
+ * model's declared max_output_tokens).
+ */
+function limits(request: ChatRequest, target: Target, defaultMaxTokens: number | undefined): { max_tokens: number; thinking?: unknown } {
+  const asked = request.max_completion_tokens ?? request.max_tokens;
+  const allowance = defaultMaxTokens ?? target.model?.max_output_tokens ?? REQUIRED_MAX_TOKENS_DEFAULT;
+  if (request.thinking !== undefined && request.thinking !== null) return { max_tokens: asked ?? allowance, thinking: request.thinking };
+  const effort = request.reasoning_effort;
+  if (effort === undefined || effort === null || effort === 'none') return { max_tokens: asked ?? allowance };
+  const budget = typeof effort === 'string' ? own(THINKING_BUDGET, effort) : undefined;
+  if (budget === undefined)
+    throw invalidValue(`reasoning_effort must be one of none, minimal, low, medium or high (got ${JSON.stringify(effort)}).`, 'reasoning_effort');
+  const maxTokens = asked ?? Math.min(allowance + budget, target.model?.max_output_tokens ?? Infinity);
+  const thinkingBudget = Math.min(budget, maxTokens - 1);
+  if (thinkingBudget < MIN_THINKING_BUDGET) {
+    throw invalidValue(
+      `reasoning_effort needs a completion limit above ${MIN_THINKING_BUDGET} tokens on this model's upstream, whose limit counts the reasoning too (got ${maxTokens}).`,
+      'reasoning_effort',
+    );
+  }
+  return { max_tokens: maxTokens, thinking: { type: 'enabled', budget_tokens: thinkingBudget } };
+}
+
 /** The Messages API body for a chat request. */
-export function anthropicBody(request: ChatRequest, target: Target, stream: boolean): Record<string, unknown> {
-  refuseOpenAIOnly(request, 'vendor_b', ['frequency_penalty', 'presence_penalty']);
+export function anthropicBody(request: ChatRequest, target: Target, stream: boolean, options: Partial<BuildOptions> = {}): Record<string, unknown> {
+  refuseUnhonoured(request, 'vendor_b', FIELDS);
   if (typeof request.temperature === 'number' && (request.temperature < 0 || request.temperature > 1))
     throw invalidValue(
       `temperature must be between 0 and 1 for this model's upstream (got ${request.temperature}).`,
       'temperature',
     );
+  const { max_tokens, thinking } = limits(request, target, options.defaultMaxTokens);
   const { system, messages } = translateMessages(request.messages);
   const instruction = jsonInstruction(request);
   if (instruction) system.push({ type: 'text', text: instruction });
 
-  const body: Record<string, unknown> = {
-    model: target.upstreamModel,
-    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? target.model?.max_output_tokens ?? DEFAULT_MAX_TOKENS,
-    messages,
-  };
+  const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens, messages };
   if (system.length) {
     // A plain string unless a block carries cache_control, which only the block form can hold.
     body.system = system.some((b) => b.cache_control) ? system : system.map((b) => b.text).join('\n\n');
   }
-  if (request.temperature !== undefined && request.temperature !== null) body.temperature = request.temperature;
-  if (request.top_p !== undefined && request.top_p !== null) body.top_p = request.top_p;
+  // While thinking, the API samples at temperature 1 and refuses another temperature or a top_p
+  // below 0.95 (OpenAI's reasoning models likewise): the defaults the gateway fills in are not sent.
+  const thinks = (thinking as { type?: unknown } | undefined)?.type === 'enabled';
+  if (typeof request.temperature === 'number' && (!thinks || request.temperature === 1)) body.temperature = request.temperature;
+  if (typeof request.top_p === 'number' && (!thinks || request.top_p >= 0.95)) body.top_p = request.top_p;
   if (request.stop !== undefined && request.stop !== null)
     body.stop_sequences = Array.isArray(request.stop) ? request.stop : [request.stop];
   if (request.tools?.length) {
@@ -184,9 +232,8 @@ export function anthropicBody(request: ChatRequest, target: Target, stream: bool
     body.tool_choice = toolChoice(request);
   }
   if (request.user) body.metadata = { user_id: request.user };
-  // Messages API fields a client may send directly; they have no OpenAI equivalent to map from.
   if (request.top_k !== undefined) body.top_k = request.top_k;
-  if (request.thinking !== undefined) body.thinking = request.thinking;
+  if (thinking !== undefined) body.thinking = thinking;
   if (stream) body.stream = true;
   return body;
 }

@@ -164,6 +164,95 @@ describe('anthropic adapter: requests', () => {
     expect(refusal(() => build({ messages, frequency_penalty: -1 })).param).toBe('frequency_penalty');
     expect(refusal(() => build({ messages, n: 2 })).param).toBe('n');
   });
+
+  it('refuses by name, rather than drops, every field it cannot honour, known or not', () => {
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    const cases: Array<[Partial<ChatRequest>, string]> = [
+      [{ seed: 7 }, 'seed'],
+      [{ modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }, 'modalities'],
+      [{ audio: { voice: 'alloy', format: 'wav' } }, 'audio'],
+      [{ logprobs: true }, 'logprobs'],
+      [{ top_logprobs: 3 }, 'top_logprobs'],
+      [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
+      [{ verbosity: 'low' }, 'verbosity'],
+      [{ web_search_options: {} }, 'web_search_options'],
+      [{ functions: [{ name: 'f' }] }, 'functions'],
+      [{ some_future_parameter: true }, 'some_future_parameter'],
+    ];
+    for (const [extra, param] of cases) {
+      const error = refusal(() => build({ messages, ...extra }));
+      expect([error.status, error.code, error.param], param).toEqual([400, 'unsupported_parameter', param]);
+    }
+    expect(refusal(() => build({ messages, seed: 7 })).message).toMatch(/seed/);
+  });
+
+  it('accepts the fields the gateway reads or adds and the hints that do not change the answer, without forwarding them', () => {
+    const { json } = build({
+      messages: [{ role: 'user', content: 'x' }],
+      model: 'claude',
+      stream: true,
+      stream_options: { include_usage: true },
+      fallbacks: ['other'],
+      metadata: { a: 'b' },
+      store: true,
+      prompt_cache_key: 'k',
+      prompt_cache_retention: '24h',
+      safety_identifier: 's',
+      service_tier: 'auto',
+      prediction: { type: 'content', content: 'x' },
+      n: 1,
+      logprobs: false,
+      top_logprobs: 0,
+      logit_bias: {},
+      modalities: ['text'],
+      verbosity: 'medium',
+      seed: null,
+      frequency_penalty: 0,
+      presence_penalty: 0,
+    } as unknown as Partial<ChatRequest>);
+    expect(Object.keys(json).sort()).toEqual(['max_tokens', 'messages', 'model']);
+  });
+
+  it('turns reasoning_effort into a thinking budget of at least 1024, below max_tokens, as the recorded thinking request', () => {
+    const recorded = JSON.parse(fixtureText(DIR + 'messages.stream.thinking.request.json'));
+    const { json } = build(
+      { messages: recorded.messages, reasoning_effort: 'minimal', max_completion_tokens: 8192, temperature: 1 },
+      true,
+      makeTarget({ type: 'vendor_b' }, recorded.model),
+    );
+    expect(json).toEqual(recorded);
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    // A limit the client named bounds the thinking too; the budget stays below it.
+    expect(build({ messages, reasoning_effort: 'high', max_tokens: 3000 }).json).toMatchObject({ max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 2999 } });
+    expect(build({ messages, reasoning_effort: 'low', max_tokens: 30000 }).json.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    // Without one, the budget comes on top of the default allowance, within the model's output limit.
+    expect(build({ messages, reasoning_effort: 'medium' }).json).toMatchObject({ max_tokens: 4096 + 8192, thinking: { budget_tokens: 8192 } });
+    const small = { ...target, model: { max_output_tokens: 6000 } as never };
+    expect(build({ messages, reasoning_effort: 'medium' }, false, small).json).toMatchObject({ max_tokens: 6000, thinking: { budget_tokens: 5999 } });
+    // `none` asks for no thinking; the client's own `thinking` wins over reasoning_effort.
+    expect(build({ messages, reasoning_effort: 'none' }).json.thinking).toBeUndefined();
+    const own = { type: 'enabled', budget_tokens: 5000 };
+    expect(build({ messages, reasoning_effort: 'high', thinking: own, max_tokens: 9000 }).json.thinking).toEqual(own);
+    const tight = refusal(() => build({ messages, reasoning_effort: 'low', max_tokens: 1024 }));
+    expect([tight.status, tight.code, tight.param]).toEqual([400, 'invalid_value', 'reasoning_effort']);
+    expect(refusal(() => build({ messages, reasoning_effort: 'extreme' })).param).toBe('reasoning_effort');
+  });
+
+  it('sends the default allowance when the request names no limit, as the API requires one', () => {
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    const built = anthropicAdapter.buildRequest({ model: 'claude', messages } as ChatRequest, target, { stream: false, defaultMaxTokens: 321 });
+    expect(JSON.parse(built.body).max_tokens).toBe(321);
+    expect(anthropicAdapter.requiresMaxTokens).toBe(true);
+  });
+
+  it('does not send the filled-in temperature or a top_p below 0.95 while thinking, which the API refuses', () => {
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    const thinking = build({ messages, reasoning_effort: 'low', temperature: 0.7, top_p: 0.9 }).json;
+    expect(thinking).not.toHaveProperty('temperature');
+    expect(thinking).not.toHaveProperty('top_p');
+    expect(build({ messages, reasoning_effort: 'low', temperature: 1, top_p: 0.95 }).json).toMatchObject({ temperature: 1, top_p: 0.95 });
+    expect(build({ messages, temperature: 0.7, top_p: 0.9 }).json).toMatchObject({ temperature: 0.7, top_p: 0.9 });
+  });
 });
 
 describe('anthropic adapter: responses', () => {

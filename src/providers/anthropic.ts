@@ -15,13 +15,15 @@ export const anthropicAdapter: ProviderAdapter = {
   type: 'vendor_b',
   // A trailing assistant message is sent as-is and the model continues it (prefill).
   supportsPrefix: true,
-  buildRequest(request, target, { stream }): UpstreamRequest {
+  // The API requires max_tokens: a request that names none is sent the gateway's default.
+  requiresMaxTokens: true,
+  buildRequest(request, target, options): UpstreamRequest {
     const headers = jsonHeaders(target, { 'x-api-key': target.provider.api_key ?? '' });
     headers['anthropic-version'] ??= ANTHROPIC_VERSION;
     return {
       url: `${trimSlash(target.provider.endpoint)}/v1/messages`,
       headers,
-      body: JSON.stringify(anthropicBody(request, target, stream)),
+      body: JSON.stringify(anthropicBody(request, target, options.stream, options)),
     };
   },
   parseResponse: parseAnthropicResponse,

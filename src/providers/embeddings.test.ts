@@ -67,12 +67,12 @@ describe('vendor_c embeddings (embedContent / batchEmbedContents)', () => {
     const built = geminiAdapter.embeddings!.buildRequest(request({ input: ['q'], task_type: 'RETRIEVAL_QUERY', dimensions: 768 }), target);
     expect(JSON.parse(built.body).requests[0]).toMatchObject({ taskType: 'RETRIEVAL_QUERY', outputDimensionality: 768 });
   });
-  it('refuses token ids with a 400 verdict naming input', () => {
+  it('refuses token ids with a 400 naming input', () => {
     try {
       geminiAdapter.embeddings!.buildRequest(request({ input: [[1, 2]] }), target);
       expect.unreachable();
     } catch (error) {
-      expect((error as UpstreamStreamError).info).toMatchObject({ status: 400, code: 'unsupported_input', param: 'input' });
+      expect(error).toMatchObject({ status: 400, code: 'unsupported_input', param: 'input' });
     }
   });
   it('reads both documented answers, in order, with estimated usage', () => {

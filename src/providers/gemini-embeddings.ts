@@ -8,6 +8,7 @@ import { estimateTokens } from '../kernel/estimate-tokens.ts';
 import { badEmbeddingsBody, inputList, type EmbeddingsRequest, type EmbeddingsResponse, type EmbeddingsWire } from './embeddings-types.ts';
 import { jsonHeaders, trimSlash } from './shared.ts';
 import { UpstreamStreamError, type Target } from './types.ts';
+import { GatewayError } from '../kernel/errors.ts';
 
 /** `gemini-2.5-flash` → `models/gemini-2.5-flash`; a full resource name (`tunedModels/x`) stays. */
 export const modelResource = (model: string) => (model.includes('/') ? model : `models/${encodeURIComponent(model)}`);
@@ -22,9 +23,12 @@ interface GeminiEmbedRequest {
 function texts(request: EmbeddingsRequest): string[] {
   return inputList(request.input).map((item) => {
     if (typeof item === 'string') return item;
-    // A client error only this upstream format has; a 400 verdict, so neither retried nor fallen over.
-    const message = 'This model takes text input only: send `input` as a string or an array of strings, not token ids.';
-    throw new UpstreamStreamError(message, { status: 400, message, type: 'invalid_request_error', code: 'unsupported_input', param: 'input' });
+    // A request only this upstream format cannot take: refused before any call, so a fallback
+    // whose format takes token ids is tried instead (try-targets.ts).
+    throw new GatewayError(400, 'invalid_request_error', 'This model takes text input only: send `input` as a string or an array of strings, not token ids.', {
+      code: 'unsupported_input',
+      param: 'input',
+    });
   });
 }
 

@@ -6,14 +6,30 @@ import type { ChatMessage, ChatRequest, ContentPart } from './openai-types.ts';
 import type { Target } from './types.ts';
 import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
 import { geminiSchema } from './gemini-schema.ts';
-import { contentParts, contentText, isHttpUrl, parseArguments, parseDataUrl, refuseOpenAIOnly } from './shared.ts';
+import { contentParts, contentText, isHttpUrl, parseArguments, parseDataUrl } from './shared.ts';
 import { own } from '../kernel/own.ts';
+import { commonFields, only, refuseUnhonoured, translated, type FieldRules } from './chat-fields.ts';
 
 type Part = Record<string, unknown>;
 interface Content {
   role: 'user' | 'model';
   parts: Part[];
 }
+
+/** Every top-level chat field this translation honours (chat-fields.ts); any other is refused by name. */
+const FIELDS: FieldRules = new Map([
+  ...commonFields('vendor_c'),
+  ...translated(['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'presence_penalty', 'frequency_penalty']),
+  ...translated(['seed', 'response_format', 'tools', 'tool_choice', 'reasoning_effort']),
+  // generateContent has no switch for one function call per turn: the model decides.
+  [
+    'parallel_tool_calls',
+    only((v) => v === true, "The vendor_c upstream cannot be kept to one function call per turn: 'parallel_tool_calls' must be true."),
+  ],
+]);
+
+/** thinkingConfig.thinkingBudget per `reasoning_effort` (`none`: no thinking, where the model allows it). */
+const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
 
 /**
  * Gemini requires a function call's `thoughtSignature` back on the next turn. OpenAI clients
@@ -133,7 +149,16 @@ function generationConfig(request: ChatRequest): Record<string, unknown> {
   if (request.stop !== undefined && request.stop !== null) config.stopSequences = Array.isArray(request.stop) ? request.stop : [request.stop];
   set('presencePenalty', request.presence_penalty);
   set('frequencyPenalty', request.frequency_penalty);
+  set('topK', request.top_k);
   set('seed', request.seed);
+  const effort = request.reasoning_effort;
+  if (effort !== undefined && effort !== null) {
+    // maxOutputTokens counts the thoughts too, as max_completion_tokens does on OpenAI.
+    const budget = typeof effort === 'string' ? own(THINKING_BUDGET, effort) : undefined;
+    if (budget === undefined)
+      throw invalidValue(`reasoning_effort must be one of none, minimal, low, medium or high (got ${JSON.stringify(effort)}).`, 'reasoning_effort');
+    config.thinkingConfig = { thinkingBudget: budget };
+  }
   const format = request.response_format;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';
   else if (format?.type === 'json_schema') {
@@ -147,7 +172,7 @@ function generationConfig(request: ChatRequest): Record<string, unknown> {
 
 /** The generateContent body for a chat request (the same for streams: the URL differs). */
 export function geminiBody(request: ChatRequest, _target: Target): Record<string, unknown> {
-  refuseOpenAIOnly(request, 'vendor_c');
+  refuseUnhonoured(request, 'vendor_c', FIELDS);
   const { system, contents } = translateContents(request.messages);
   const body: Record<string, unknown> = { contents };
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };

@@ -132,6 +132,35 @@ describe('gemini adapter: requests', () => {
     expect(refusal(() => build({ messages: [], n: 3 })).code).toBe('unsupported_parameter');
     expect(geminiAdapter.supportsPrefix).toBe(true);
   });
+
+  it('maps seed, top_k and reasoning_effort (thinkingConfig.thinkingBudget; none is 0)', () => {
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    expect(build({ messages, seed: 42, top_k: 5, reasoning_effort: 'low' }).json.generationConfig).toEqual({ seed: 42, topK: 5, thinkingConfig: { thinkingBudget: 1024 } });
+    expect(build({ messages, reasoning_effort: 'high' }).json.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 24576 });
+    expect(build({ messages, reasoning_effort: 'none' }).json.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 });
+    expect(build({ messages }).json.generationConfig).toEqual({});
+    const unknown = refusal(() => build({ messages, reasoning_effort: 'extreme' }));
+    expect([unknown.code, unknown.param]).toEqual(['invalid_value', 'reasoning_effort']);
+  });
+
+  it('refuses by name, rather than drops, every field it cannot honour, known or not', () => {
+    const messages = [{ role: 'user' as const, content: 'x' }];
+    const cases: Array<[Partial<ChatRequest>, string]> = [
+      [{ parallel_tool_calls: false }, 'parallel_tool_calls'],
+      [{ modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }, 'modalities'],
+      [{ audio: { voice: 'alloy', format: 'wav' } }, 'audio'],
+      [{ logprobs: true }, 'logprobs'],
+      [{ logit_bias: { '1': 5 } }, 'logit_bias'],
+      [{ thinking: { type: 'enabled', budget_tokens: 2048 } }, 'thinking'],
+      [{ some_future_parameter: 1 }, 'some_future_parameter'],
+    ];
+    for (const [extra, param] of cases) {
+      const error = refusal(() => build({ messages, ...extra }));
+      expect([error.status, error.code, error.param], param).toEqual([400, 'unsupported_parameter', param]);
+    }
+    const tools = [{ type: 'function' as const, function: { name: 'f' } }];
+    expect(() => build({ messages, tools, parallel_tool_calls: true, stream_options: { include_usage: true }, fallbacks: ['x'], user: 'u', metadata: {}, prompt_cache_key: 'k' })).not.toThrow();
+  });
 });
 
 describe('gemini adapter: responses', () => {

@@ -1,9 +1,9 @@
 /**
- * Small pieces every non-OpenAI adapter needs: ids, chunk framing, usage, data URLs, error
- * field defaults and the 400 refusals for parameters an upstream cannot honour.
+ * Small pieces every non-OpenAI adapter needs: ids, chunk framing, usage, data URLs and error
+ * field defaults (the fields an upstream cannot honour are in chat-fields.ts).
  */
-import { invalidValue, unsupportedParameter } from '../kernel/errors.ts';
-import type { ChatChunk, ChatRequest, ContentPart, FinishReason, Usage } from './openai-types.ts';
+import { invalidValue } from '../kernel/errors.ts';
+import type { ChatChunk, ContentPart, FinishReason, Usage } from './openai-types.ts';
 import type { Target, UpstreamErrorInfo } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
 
@@ -99,25 +99,6 @@ export function parseArguments(text: string, param: string): Record<string, unkn
     // fall through to the refusal
   }
   throw invalidValue(`Tool call arguments must be a JSON object string.`, param);
-}
-
-
-/**
- * Parameters that only the OpenAI wire format can express. Refused rather than dropped when
- * set to anything but their no-op value, so the client never gets a silently different answer.
- */
-export function refuseOpenAIOnly(request: ChatRequest, upstream: string, extra: Array<keyof ChatRequest> = []): void {
-  if (request.n !== undefined && request.n !== null && request.n !== 1)
-    throw unsupportedParameter(`The ${upstream} upstream returns one choice only: 'n' must be 1.`, 'n');
-  if (request.logprobs === true)
-    throw unsupportedParameter(`The ${upstream} upstream does not return log probabilities.`, 'logprobs');
-  if (request.logit_bias && Object.keys(request.logit_bias).length > 0)
-    throw unsupportedParameter(`The ${upstream} upstream does not support 'logit_bias'.`, 'logit_bias');
-  for (const key of extra) {
-    const value = request[key];
-    if (value !== undefined && value !== null && value !== 0)
-      throw unsupportedParameter(`The ${upstream} upstream does not support '${String(key)}' (only 0 is accepted).`, String(key));
-  }
 }
 
 /** The OpenAI error type for an HTTP status, when the upstream body says nothing usable. */

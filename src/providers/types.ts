@@ -52,8 +52,11 @@ export interface StreamTranslator {
 export interface ProviderAdapter {
   /** The provider `type` (or custom adapter name) this adapter serves. */
   readonly type: string;
-  /** How the upstream frames its stream: SSE everywhere today. */
-  buildRequest(request: ChatRequest, target: Target, options: { stream: boolean }): UpstreamRequest;
+  /**
+   * The upstream HTTP request for a chat request. Throws a GatewayError (a 400) for what this wire
+   * format cannot honour: the fallback loop then passes over this target without calling it.
+   */
+  buildRequest(request: ChatRequest, target: Target, options: BuildOptions): UpstreamRequest;
   /** Translate a successful non-stream JSON body. `model` in the result is `target.requestedAs`. */
   parseResponse(body: unknown, target: Target): ChatCompletion;
   createStreamTranslator(target: Target, options: { includeUsage: boolean }): StreamTranslator;
@@ -68,6 +71,20 @@ export interface ProviderAdapter {
   readonly prefixStyles?: readonly PrefixStyle[];
   /** The embeddings translation; absent when the wire format has no embeddings endpoint. */
   readonly embeddings?: EmbeddingsWire;
+  /**
+   * The wire format cannot omit the completion limit (the Messages API): a request that names
+   * none is built with `defaultMaxTokens`. Other formats are never sent a limit the client did not ask for.
+   */
+  readonly requiresMaxTokens?: boolean;
+}
+
+/** The completion limit sent to a format that requires one (requiresMaxTokens) when nothing else sets it. */
+export const REQUIRED_MAX_TOKENS_DEFAULT = 4096;
+
+export interface BuildOptions {
+  stream: boolean;
+  /** For a format that requires a limit (requiresMaxTokens), when the request names none. */
+  defaultMaxTokens?: number;
 }
 
 /** Thrown by a translator when the upstream reports an error inside the stream. */

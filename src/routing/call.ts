@@ -21,6 +21,7 @@ import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddi
 import { UpstreamStreamError, type SseEvent } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
+import { defaultMaxTokensFor } from './fit.ts';
 
 export interface AttemptInput {
   request: ChatRequest;
@@ -151,12 +152,26 @@ async function readJson(body: UpstreamReply['body']): Promise<unknown> {
   }
 }
 
+/**
+ * The request translated for this target, before any deadline starts. A refusal here (a
+ * GatewayError: a parameter this wire format cannot honour) is thrown as it is, never classified
+ * as an upstream failure: no upstream was called (try-targets.ts passes to the next target).
+ */
+function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): UpstreamRequest {
+  const required = adapter.requiresMaxTokens === true;
+  const defaultMaxTokens = defaultMaxTokensFor(request, target, required);
+  // A configured default reaches a format that takes the request's own limit as that limit.
+  if (defaultMaxTokens !== undefined && !required) return adapter.buildRequest(Object.assign({}, request, { max_tokens: defaultMaxTokens }), target, { stream });
+  return adapter.buildRequest(request, target, { stream, defaultMaxTokens });
+}
+
 /** Non-stream attempt: the whole answer, translated. */
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
+  const built = buildFor(input, false);
   const timer = new Deadline(input.signal, input.timeouts.total);
   try {
     timer.armFirstToken(input.timeouts.first_token);
-    const reply = await send(input, input.adapter.buildRequest(input.request, input.target, { stream: false }), timer);
+    const reply = await send(input, built, timer);
     // The answer has begun: from here the idle and total deadlines govern a slow body.
     timer.clearFirstToken();
     return input.adapter.parseResponse(await readJson(reply.body), input.target);
@@ -174,10 +189,11 @@ export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
 export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsResponse> {
   const wire = input.adapter.embeddings!;
   const request = input.request as unknown as EmbeddingsRequest;
+  const built = wire.buildRequest(request, input.target); // a refusal is no upstream failure (see buildFor)
   const timer = new Deadline(input.signal, input.timeouts.total);
   try {
     timer.armFirstToken(input.timeouts.first_token);
-    const reply = await send(input, wire.buildRequest(request, input.target), timer);
+    const reply = await send(input, built, timer);
     timer.clearFirstToken();
     return wire.parseResponse(await readJson(reply.body), request, input.target);
   } catch (error) {
@@ -194,12 +210,13 @@ const hasContent = (chunk: ChatChunk) =>
 
 /** Stream attempt: resolves once the first content token (or the finish) has arrived. */
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
+  const built = buildFor(input, true);
   const timer = new Deadline(input.signal, input.timeouts.total);
   const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk[]>;
   try {
-    const reply = await send(input, input.adapter.buildRequest(input.request, input.target, { stream: true }), timer);
+    const reply = await send(input, built, timer);
     source = translate(decodeSse(reply.body), translator);
   } catch (error) {
     timer.dispose();

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import { estimatePromptTokens, estimateTokens } from '../kernel/estimate-tokens.ts';
 import { capabilityNotSupported, contextLengthExceeded, featureDisabled, type GatewayError } from '../kernel/errors.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
-import type { Target } from '../providers/types.ts';
+import { REQUIRED_MAX_TOKENS_DEFAULT, type Target } from '../providers/types.ts';
 
 /** Capabilities a request can need (the names model configs declare in `capabilities`). */
 export type Capability = 'function_calling' | 'vision' | 'json_mode';
@@ -61,24 +61,46 @@ function promptBound(body: ChatRequest): number {
 const estimatePrompt = (body: ChatRequest) => estimatePromptTokens(body.messages) + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
 
 /**
- * `limits.default_max_tokens` for a request that names no completion limit, lowered to what
- * the smallest context among its targets leaves after the prompt (and to a model's
- * `max_output_tokens`), so the default never makes a request fail that would fit without it.
+ * Where the upstream step keeps the completion allowance chosen for a request that names none: a
+ * symbol, so it is never serialised, hashed into a cache key or forwarded as a request field.
+ */
+const kDefaultMaxTokens = Symbol('gateway.defaultMaxTokens');
+
+interface DefaultAllowance {
+  tokens: number;
+  /** Configured (`limits.default_max_tokens`): sent to every upstream, not only where required. */
+  everywhere: boolean;
+}
+
+type WithDefault = ChatRequest & { [kDefaultMaxTokens]?: DefaultAllowance };
+
+/**
+ * The completion allowance of a request that names no limit: `limits.default_max_tokens`, else
+ * REQUIRED_MAX_TOKENS_DEFAULT, lowered to the smallest `max_output_tokens` among its targets'
+ * models. Kept beside the request; see defaultMaxTokensFor for where it is sent. Unconfigured,
+ * an OpenAI-wire upstream is never sent a limit the client did not ask for: reasoning models
+ * refuse `max_tokens`, and a default would cut their reasoning short.
  */
 export function applyDefaultMaxTokens(config: GatewayConfig, body: ChatRequest, targets: Target[]): void {
   if (body.max_tokens !== undefined || body.max_completion_tokens !== undefined) return;
-  let allowance = config.limits.default_max_tokens;
-  let bound: number | undefined;
-  let prompt: number | undefined;
-  for (const { model } of targets) {
-    if (!model) continue;
-    if (model.max_output_tokens) allowance = Math.min(allowance, model.max_output_tokens);
-    bound ??= promptBound(body);
-    if (bound + allowance <= model.context_length) continue;
-    prompt ??= estimatePrompt(body);
-    allowance = Math.max(1, Math.min(allowance, model.context_length - prompt));
-  }
-  body.max_tokens = allowance;
+  const configured = config.limits.default_max_tokens;
+  let tokens = configured ?? REQUIRED_MAX_TOKENS_DEFAULT;
+  for (const { model } of targets) if (model?.max_output_tokens) tokens = Math.min(tokens, model.max_output_tokens);
+  (body as WithDefault)[kDefaultMaxTokens] = { tokens, everywhere: configured !== undefined };
+}
+
+/**
+ * The default limit to send one target (undefined: none, because the client named one, or none
+ * is configured and the wire format does not `require` one), lowered to what the target's
+ * context leaves after the prompt, so the default never makes a request fail that would fit
+ * without it. The prompt is estimated only then.
+ */
+export function defaultMaxTokensFor(body: ChatRequest, target: Target, required: boolean): number | undefined {
+  const allowance = (body as WithDefault)[kDefaultMaxTokens];
+  if (!allowance || (!required && !allowance.everywhere)) return undefined;
+  const context = target.model?.context_length;
+  if (!context || promptBound(body) + allowance.tokens <= context) return allowance.tokens;
+  return Math.max(1, Math.min(allowance.tokens, context - estimatePrompt(body)));
 }
 
 /** The targets that can serve `body`, in order; throws the first reason when none can. */

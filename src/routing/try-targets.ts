@@ -7,7 +7,7 @@
  * probe: the gateway never refuses a call on the breaker's word alone.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
-import { upstreamUnavailable } from '../kernel/errors.ts';
+import { GatewayError, upstreamUnavailable } from '../kernel/errors.ts';
 import type { Attempt } from '../pipeline/outcome.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
@@ -52,11 +52,18 @@ export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, 
   };
 }
 
-/** Run `call` against each target with retries; the first success, or the client's error. */
+/**
+ * Run `call` against each target with retries; the first success, or the client's error. A
+ * target whose wire format cannot carry the request (the adapter's own 400, thrown before any
+ * upstream call) is passed over for the next one, which may support the parameter; when no
+ * target could even be asked, the client gets that 400. An upstream's failure outranks such a
+ * refusal: a target that could serve the request was tried and failed.
+ */
 export async function tryTargets<T>(ctx: GatewayContext, call: Call<T>, options: TryOptions, now: () => number): Promise<Success<T>> {
   const breaker = breakerFor(ctx);
   const kindOf = (index: number) => options.kind ?? (index > 0 ? 'fallback' : 'first');
   let last: AttemptError | undefined;
+  let refusal: GatewayError | undefined;
   let earliestOpen: { target: Target; index: number; retryInMs: number } | undefined;
   for (const [index, target] of options.targets.entries()) {
     const check = await breaker.check(deploymentOf(target.provider.id, target.upstreamModel));
@@ -68,20 +75,24 @@ export async function tryTargets<T>(ctx: GatewayContext, call: Call<T>, options:
     }
     const result = await callTarget(ctx, call, options.request, target, kindOf(index), check, breaker, now);
     if ('value' in result) return { value: result.value, target, index };
-    last = result.error;
+    if ('refused' in result) refusal = result.refused;
+    else last = result.error;
   }
   if (earliestOpen) {
     const { target, index } = earliestOpen;
     const result = await callTarget(ctx, call, options.request, target, kindOf(index), null, breaker, now);
     if ('value' in result) return { value: result.value, target, index };
-    last = result.error;
+    if ('refused' in result) refusal = result.refused;
+    else last = result.error;
   }
-  throw last ? toClientError(last) : upstreamUnavailable();
+  if (last) throw toClientError(last);
+  throw refusal ?? upstreamUnavailable();
 }
 
 /**
- * One target, with its quick retries. Resolves with the value, or with the error when the next
- * target may be tried; throws the client's error when it may not (a 400 caused by the request).
+ * One target, with its quick retries. Resolves with the value, with the error when the next
+ * target may be tried, or with the adapter's refusal to translate the request for this target;
+ * throws the client's error when no other target may be tried (a 400 caused by the request).
  */
 async function callTarget<T>(
   ctx: GatewayContext,
@@ -92,7 +103,7 @@ async function callTarget<T>(
   check: CircuitCheck | null,
   breaker: Breaker,
   now: () => number,
-): Promise<{ value: T } | { error: AttemptError }> {
+): Promise<{ value: T } | { error: AttemptError } | { refused: GatewayError }> {
   const { retries, backoff_ms, backoff_max_ms, max_retry_after_ms } = ctx.snapshot.config.routing;
   const deployment = deploymentOf(target.provider.id, target.upstreamModel);
   let before = check;
@@ -104,6 +115,12 @@ async function callTarget<T>(
       await breaker.success(deployment, before);
       return { value };
     } catch (error) {
+      if (GatewayError.is(error)) {
+        // The adapter refused before any call (a parameter this wire format cannot carry): not an
+        // upstream fault, so no retry and no breaker count; the log shows the target passed over.
+        recordAttempt(ctx, target, 0, 0, error.code, kind);
+        return { refused: error };
+      }
       if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict
       recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind);
       if (error.upstreamFault) {

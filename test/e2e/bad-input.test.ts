@@ -93,6 +93,18 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
     expect(error.message).toContain(param.split(/[.[]/)[0]);
   });
 
+  it.each([
+    // A tool schema nested ~3000 schema levels deep (the model's context check stringifies the tools).
+    ['chat tools', '/api/v1/chat/completions', `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":${'{"p":{"a":'.repeat(3000)}{}${'}}'.repeat(3000)}}}]}`],
+    ['responses tools', '/api/v1/responses', `{"model":"gpt-4o-mini","input":"x","tools":[{"type":"function","name":"f","parameters":${'{"p":{"a":'.repeat(3000)}{}${'}}'.repeat(3000)}}]}`],
+    ['an extra chat field', '/api/v1/chat/completions', `{"model":"mock/gpt-4o","messages":[{"role":"user","content":"x"}],"extra":${'['.repeat(6000)}${']'.repeat(6000)}}`],
+    ['embeddings input', '/api/v1/embeddings', `{"model":"gpt-4o-mini","input":${'['.repeat(100)}${']'.repeat(100)}}`],
+  ])('a body nested past 64 levels (%s) is 400 invalid_body, without an upstream call', async (_name, path, body) => {
+    const error = await expectError(await post(path, body), 400, 'invalid_body');
+    expect(error.message).toBe('The request body is nested more than 64 levels deep.');
+    expect(env.mock.requests).toHaveLength(0);
+  });
+
   it('a body that is not an object is 400', async () => {
     await expectError(await post('/api/v1/chat/completions', '[1,2]'), 400, 'invalid_body');
   });

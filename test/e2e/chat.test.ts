@@ -117,5 +117,23 @@ describe('GET /api/v1/models', () => {
 
   it('needs a key', async () => {
     expect((await fetch(`${env.gw.url}/api/v1/models`)).status).toBe(401);
+    expect((await fetch(`${env.gw.url}/api/v1/models/gpt-4o-mini`)).status).toBe(401);
+  });
+});
+
+describe('GET /api/v1/models/{id}', () => {
+  it('retrieves a routable model through the SDK, provider/model names included', async () => {
+    expect(await client(env.gw).models.retrieve('gpt-4o-mini')).toEqual({ id: 'gpt-4o-mini', object: 'model', created: expect.any(Number), owned_by: 'mock' });
+    expect(await client(env.gw).models.retrieve('mock/gpt-4o')).toMatchObject({ id: 'mock/gpt-4o', object: 'model', owned_by: 'mock' });
+  });
+
+  it('answers 404 model_not_found for a model the caller may not see, existing or not', async () => {
+    const onlyMini = client(env.gw, 'sk-bf-test-models-0000000000000000000000000000');
+    expect((await onlyMini.models.retrieve('gpt-4o-mini')).id).toBe('gpt-4o-mini');
+    for (const [sdk, model] of [[client(env.gw), 'nope'], [client(env.gw), 'retired'], [client(env.gw), 'mock/not-listed'], [onlyMini, 'mock/gpt-4o']] as const) {
+      const error = await sdk.models.retrieve(model).catch((e) => e);
+      expect(error, model).toBeInstanceOf(OpenAI.NotFoundError);
+      expect(error.error, model).toEqual({ message: expect.stringContaining(model), type: 'not_found_error', param: 'model', code: 'model_not_found' });
+    }
   });
 });

@@ -353,3 +353,88 @@ describe('responses in the call log and the store', () => {
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
   });
 });
+
+describe('parameters of the responses body', () => {
+  it('passes reasoning.effort on as reasoning_effort and echoes it, with truncation disabled', async () => {
+    const response = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'think', reasoning: { effort: 'low', summary: null }, truncation: 'disabled', include: ['reasoning.encrypted_content'] });
+    expect(env.mock.requests[0].body.reasoning_effort).toBe('low');
+    expect(response).toMatchObject({ status: 'completed', reasoning: { effort: 'low', summary: null }, truncation: 'disabled' });
+    const plain = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'plain' });
+    expect(plain.reasoning).toEqual({ effort: null, summary: null });
+    expect(env.mock.requests[1].body).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('passes the chat hints of the same name on (prompt_cache_key, safety_identifier, service_tier, text.verbosity)', async () => {
+    await client(env.gw).responses.create({
+      model: 'gpt-4o-mini',
+      input: 'hint',
+      prompt_cache_key: 'pk',
+      safety_identifier: 'si',
+      service_tier: 'flex',
+      text: { verbosity: 'low' },
+    });
+    expect(env.mock.requests[0].body).toMatchObject({ prompt_cache_key: 'pk', safety_identifier: 'si', service_tier: 'flex', verbosity: 'low' });
+  });
+
+  it('refuses by name what it cannot honour, and unknown parameters as OpenAI does, before any upstream call', async () => {
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      [{ truncation: 'auto' }, 'truncation', /truncation 'auto' is not supported/],
+      [{ include: ['message.output_text.logprobs'] }, 'include', /'include' takes only 'reasoning.encrypted_content'/],
+      [{ max_tool_calls: 3 }, 'max_tool_calls', /'max_tool_calls' is not supported/],
+      [{ reasoning: { effort: 'low', summary: 'auto' } }, 'reasoning', /summaries are not supported/],
+      [{ top_logprobs: 2 }, 'top_logprobs', /'top_logprobs' is not supported/],
+      [{ conversation: 'conv_1' }, 'conversation', /'conversation' is not supported/],
+      [{ bogus_parameter: 1 }, 'bogus_parameter', /^Unknown parameter: 'bogus_parameter'\.$/],
+    ];
+    for (const [extra, param, message] of cases) {
+      const error = await client(env.gw)
+        .responses.create({ model: 'gpt-4o-mini', input: 'x', ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+        .catch((e) => e);
+      expect(error, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.error, param).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_parameter', param, message: expect.stringMatching(message) });
+    }
+    expect(env.mock.requests).toHaveLength(0);
+  });
+});
+
+describe('deleting and cancelling a stored response', () => {
+  it('deletes a stored response for the key that made it only', async () => {
+    const stored = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'keep', store: true });
+    const other = await client(env.gw, MASTER_KEY).responses.delete(stored.id).catch((e) => e);
+    expect(other).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((await client(env.gw).responses.retrieve(stored.id)).id).toBe(stored.id);
+    const raw = await fetch(`${env.gw.url}/api/v1/responses/${stored.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    expect([raw.status, await raw.json()]).toEqual([200, { id: stored.id, object: 'response', deleted: true }]);
+    expect(await client(env.gw).responses.retrieve(stored.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+    const again = await client(env.gw).responses.delete(stored.id).catch((e) => e);
+    expect(again).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(again.error).toMatchObject({ code: 'response_not_found' });
+    const sdk = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'drop', store: true });
+    await client(env.gw).responses.delete(sdk.id);
+    expect(await client(env.gw).responses.retrieve(sdk.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('cancels a running background response: aborted upstream, cancelled for good, idempotent, owner only', async () => {
+    env.mock.setBehavior('slow-50', { delayMs: 600, reply: 'too late' });
+    const queued = await client(env.gw).responses.create({ model: 'mock/slow-50', input: 'x', background: true });
+    const other = await client(env.gw, MASTER_KEY).responses.cancel(queued.id).catch((e) => e);
+    expect(other).toBeInstanceOf(OpenAI.NotFoundError);
+    const cancelled = await client(env.gw).responses.cancel(queued.id);
+    expect(cancelled).toMatchObject({ id: queued.id, object: 'response', status: 'cancelled', background: true });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(env.mock.requests[0].aborted).toBe(true);
+    expect((await client(env.gw).responses.retrieve(queued.id)).status).toBe('cancelled');
+    expect((await client(env.gw).responses.cancel(queued.id)).status).toBe('cancelled');
+  });
+
+  it('answers a finished background response as it is, and refuses one made without background', async () => {
+    const queued = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'quick', background: true });
+    await settled(queued.id, 'completed');
+    const finished = await client(env.gw).responses.cancel(queued.id);
+    expect(finished).toMatchObject({ id: queued.id, status: 'completed', output: [{ content: [{ text: 'Echo: quick' }] }] });
+    const stored = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'sync', store: true });
+    const refused = await client(env.gw).responses.cancel(stored.id).catch((e) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((await client(env.gw).responses.cancel('resp_unknown').catch((e) => e)).error).toMatchObject({ code: 'response_not_found' });
+  });
+});

@@ -51,6 +51,19 @@ describe('OAuth scopes on every route', () => {
     expect(new Set(ROUTE_SCOPES.values())).toEqual(new Set(ALL_SCOPES));
   });
 
+  it.each([
+    ['background: true', { background: true }],
+    ['previous_response_id', { previous_response_id: 'resp_unknown' }],
+  ])('POST /api/v1/responses with %s needs write:api before it queues or reads anything', async (_, extra) => {
+    const response = await fetch(`${gw.base}/api/v1/responses`, {
+      method: 'POST',
+      headers: { ...bearer(lacking.get('write:api')!), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', ...extra }),
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('insufficient_scope');
+  });
+
   it.each([...ROUTE_SCOPES])('%s needs %s', async (route, scope) => {
     const refused = await call(route, lacking.get(scope)!);
     expect(refused).toEqual({ status: 403, code: 'insufficient_scope' });

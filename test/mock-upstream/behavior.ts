@@ -47,6 +47,11 @@ export interface Behavior {
   prefixStyle?: 'trailing_assistant' | 'continue_final_message' | 'prefix';
   /** Answer 400 to a request ending with an assistant message (an upstream without prefill). */
   refusePrefix?: boolean;
+  /**
+   * Answer 400 with this body to a request carrying `max_tokens`, as OpenAI's reasoning models do
+   * (they take max_completion_tokens only).
+   */
+  maxTokensError?: unknown;
 }
 
 export function behaviorFromModel(model: string): Behavior {

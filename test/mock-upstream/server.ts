@@ -118,6 +118,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       const error = behavior.errorBody ?? format.errorBody(behavior.status, `mock failure ${behavior.status}`, behavior.retryAfter);
       return sendJson(res, behavior.status, error, headers);
     }
+    if (behavior.maxTokensError && body.max_tokens !== undefined) return sendJson(res, 400, behavior.maxTokensError);
     if (request.prefix !== undefined && behavior.refusePrefix) {
       return sendJson(res, 400, format.errorBody(400, 'This model does not continue a final assistant message.'));
     }

@@ -9,6 +9,7 @@ import { createContext, type Endpoint } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { readJson } from '../../http/read-body.ts';
+import { refuseDeepBody } from '../../http/json-depth.ts';
 import { clientSignal } from '../../http/client-signal.ts';
 import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
 
@@ -22,6 +23,7 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
   const raw = await readJson(request, snapshot.config.server.body_limit);
+  refuseDeepBody(raw.value);
   const body = toChat(raw.value);
   const ctx = createContext({
     request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),

@@ -1,12 +1,15 @@
 /**
  * `GET /api/v1/models` (OpenAI's models list, which SDK users call before anything else): the
  * identifiers this caller may route to, i.e. active model configs and `provider/model` names of
- * active providers, filtered by the key's and the group's model allow-lists.
+ * active providers, filtered by the key's and the group's model allow-lists. `GET
+ * /api/v1/models/{id}` (`client.models.retrieve`) answers one of them, or 404 `model_not_found`
+ * for any id not in the caller's list, existing or not.
  */
 import { modelAllowed } from '../../auth/model-patterns.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import { defineRoutes } from '../../http/route.ts';
+import { modelNotFound } from '../../kernel/errors.ts';
 
 interface ModelEntry {
   id: string;
@@ -34,6 +37,17 @@ export function routableModels(snapshot: Snapshot): ModelEntry[] {
   return [...entries.values()];
 }
 
+/** The list entry for `id` (routableModels' rules, without building the list), or undefined. */
+export function routableModel(snapshot: Snapshot, id: string): ModelEntry | undefined {
+  const model = snapshot.models.get(id);
+  const owner = model && snapshot.providers.get(model.provider);
+  if (model?.status === 'active' && owner?.status === 'active') return { id, object: 'model', created: unix(model.created_at), owned_by: owner.id };
+  const slash = id.indexOf('/');
+  const provider = slash > 0 ? snapshot.providers.get(id.slice(0, slash)) : undefined;
+  if (provider?.status !== 'active' || !provider.models.includes(id.slice(slash + 1))) return undefined;
+  return { id, object: 'model', created: unix(provider.created_at), owned_by: provider.id };
+}
+
 function permitted(principal: Principal, snapshot: Snapshot, id: string): boolean {
   if (principal.kind === 'master') return true;
   const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
@@ -48,6 +62,17 @@ export const modelListRoutes = defineRoutes([
     handler({ runtime, principal }) {
       const snapshot = runtime.current();
       return { object: 'list', data: routableModels(snapshot).filter((m) => permitted(principal, snapshot, m.id)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/models/:id',
+    access: 'key',
+    handler({ runtime, principal, params }) {
+      const snapshot = runtime.current();
+      const entry = routableModel(snapshot, params.id);
+      if (!entry || !permitted(principal, snapshot, entry.id)) throw modelNotFound(params.id);
+      return entry;
     },
   },
 ]);

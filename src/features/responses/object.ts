@@ -47,7 +47,9 @@ export function responseSkeleton(ctx: GatewayContext, status: ResponseObject['st
     top_p: raw.top_p ?? RESPONSES_DEFAULTS.top_p,
     frequency_penalty: raw.frequency_penalty ?? RESPONSES_DEFAULTS.frequency_penalty,
     presence_penalty: raw.presence_penalty ?? RESPONSES_DEFAULTS.presence_penalty,
-    text: { format: raw.text?.format ?? { type: 'text' } },
+    text: { format: raw.text?.format ?? { type: 'text' }, ...(raw.text?.verbosity ? { verbosity: raw.text.verbosity } : {}) },
+    // What was asked and passed on (summaries, like truncation 'auto', are refused: fields.ts).
+    reasoning: { effort: raw.reasoning?.effort ?? null, summary: null },
     tool_choice: raw.tool_choice ?? RESPONSES_DEFAULTS.tool_choice,
     tools: raw.tools ?? [],
     truncation: 'disabled',

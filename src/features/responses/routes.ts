@@ -1,8 +1,10 @@
 /**
  * HTTP endpoints of the responses interface: POST /api/v1/responses (sync, stream or
- * background) and GET /api/v1/responses/:id (a stored response, to the key that created it).
+ * background), and for a stored response, to the key that created it only: GET and DELETE
+ * /api/v1/responses/:id, POST /api/v1/responses/:id/cancel (a background one).
  */
 import { authenticate } from '../../auth/authenticate.ts';
+import { requireScope, scopeOf } from '../../auth/route-scopes.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { clientSignal } from '../../http/client-signal.ts';
@@ -11,34 +13,40 @@ import { missingApiKey, notFound } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { json } from '../../http/route.ts';
-import { startBackground } from './background.ts';
+import { startBackground, type BackgroundRuns } from './background.ts';
 import { responsesRenderer } from './renderer.ts';
-import { getResponse, ownerOf } from './store.ts';
+import { cancelResponse, deleteResponse, getResponse, ownerOf } from './store.ts';
 import { withPreviousTurns } from './continue.ts';
 import { responsesToChat } from './to-chat.ts';
+import { refuseDeepBody } from '../../http/json-depth.ts';
 
 export const RESPONSES_PATH = '/api/v1/responses';
+const RESPONSES_SCOPE = scopeOf('POST', RESPONSES_PATH);
 
 /**
  * POST handler. Like the chat inference route, except that `background: true` must answer
  * before the pipeline runs, which the generic inference route cannot do.
  */
-export async function handleResponses(gateway: Gateway, logger: Logger, request: Request, ip: string): Promise<Response> {
+export async function handleResponses(gateway: Gateway, logger: Logger, running: BackgroundRuns, request: Request, ip: string): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
   const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
+  refuseDeepBody(raw);
   let body = responsesToChat(raw);
   const previousId = typeof raw.previous_response_id === 'string' ? raw.previous_response_id : undefined;
   let owner = '';
   if (raw.background === true || previousId !== undefined) {
     // Authenticate now: a queued answer must never go to a caller the pipeline would refuse, and
     // a stored conversation is read only for the caller that made it.
-    owner = ownerOf((await authenticate(request, gateway.runtime, snapshot, ip)).principal);
+    // The scope too, as the auth step would: a read-only token neither queues a run nor reads a conversation.
+    const { principal } = await authenticate(request, gateway.runtime, snapshot, ip);
+    requireScope(principal, RESPONSES_SCOPE);
+    owner = ownerOf(principal);
   }
   if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, raw);
   if (raw.background === true) {
-    const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger });
+    const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger, running });
     return json(queued);
   }
   const ctx = createContext({
@@ -47,16 +55,42 @@ export async function handleResponses(gateway: Gateway, logger: Logger, request:
   return pipeline.run(ctx);
 }
 
-/** GET /api/v1/responses/:id: 404 unless the caller's key created it (no existence leak). */
-export const responsesRoutes: RouteDef[] = [
-  {
-    method: 'GET',
-    path: `${RESPONSES_PATH}/:id`,
-    access: 'key',
-    async handler({ params, principal, runtime }) {
-      const found = await getResponse(runtime, params.id, ownerOf(principal));
-      if (!found) throw notFound(`No response with id '${params.id}'.`, 'response_not_found');
-      return found;
+const notStored = (id: string) => notFound(`No response with id '${id}'.`, 'response_not_found');
+
+/** GET, DELETE and cancel of a stored response: 404 unless the caller's key created it (no existence leak). */
+export function responsesRoutes(running: BackgroundRuns): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: `${RESPONSES_PATH}/:id`,
+      access: 'key',
+      async handler({ params, principal, runtime }) {
+        const found = await getResponse(runtime, params.id, ownerOf(principal));
+        if (!found) throw notStored(params.id);
+        return found;
+      },
     },
-  },
-];
+    {
+      method: 'DELETE',
+      path: `${RESPONSES_PATH}/:id`,
+      access: 'key',
+      async handler({ params, principal, runtime }) {
+        if (!(await deleteResponse(runtime, params.id, ownerOf(principal)))) throw notStored(params.id);
+        running.get(params.id)?.abort(); // nobody can read its result any more
+        return { id: params.id, object: 'response', deleted: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: `${RESPONSES_PATH}/:id/cancel`,
+      access: 'key',
+      async handler({ params, principal, runtime }) {
+        const response = await cancelResponse(runtime, params.id, ownerOf(principal));
+        if (!response) throw notStored(params.id);
+        // Stored as cancelled first: the aborted run then finds it so and keeps it so.
+        if (response.status === 'cancelled') running.get(params.id)?.abort();
+        return response;
+      },
+    },
+  ];
+}

@@ -1,9 +1,11 @@
 /**
  * Stored responses (background calls, or `store: true`) in the state store under
- * `gw:responses:<id>`, with their owner, so GET answers only the key that created them, and
+ * `gw:responses:<id>`, with their owner, so GET, DELETE and cancel answer only the key that
+ * created them, and
  * with the conversation through them, so a later call of that key can continue it
  * (`previous_response_id`).
  */
+import { invalidValue } from '../../kernel/errors.ts';
 import type { GatewayContext } from '../../pipeline/context.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
@@ -48,6 +50,36 @@ async function getStored(runtime: Runtime, id: string, owner: string): Promise<S
 
 export async function getResponse(runtime: Runtime, id: string, owner: string): Promise<ResponseObject | null> {
   return (await getStored(runtime, id, owner))?.response ?? null;
+}
+
+/** Forget response `id` if `owner` made it; false when there is none of theirs (404 either way). */
+export async function deleteResponse(runtime: Runtime, id: string, owner: string): Promise<boolean> {
+  if (!(await getStored(runtime, id, owner))) return false;
+  await runtime.store.del(keyOf(id));
+  return true;
+}
+
+/**
+ * Cancel background response `id` of `owner`: a queued or running one is stored as `cancelled`
+ * (its runner then never overwrites it, see stillWanted); a finished one is answered as it is, so
+ * cancelling twice answers the same object. Null when there is none of theirs; throws 400 for a
+ * response that was not made with `background: true`.
+ */
+export async function cancelResponse(runtime: Runtime, id: string, owner: string): Promise<ResponseObject | null> {
+  const stored = await getStored(runtime, id, owner);
+  if (!stored) return null;
+  const { response } = stored;
+  if (!response.background) throw invalidValue('Only a response created with background: true can be cancelled.', null);
+  if (response.status !== 'queued' && response.status !== 'in_progress') return response;
+  const cancelled: ResponseObject = { ...response, status: 'cancelled' };
+  await putResponse(runtime, owner, cancelled, stored.turns);
+  return cancelled;
+}
+
+/** Whether a background runner may still store its result: not deleted, not cancelled meanwhile. */
+export async function stillWanted(runtime: Runtime, id: string): Promise<boolean> {
+  const raw = await runtime.store.get(keyOf(id));
+  return raw !== null && (JSON.parse(raw) as Stored).response.status !== 'cancelled';
 }
 
 /**

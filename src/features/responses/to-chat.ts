@@ -4,7 +4,8 @@
  * Responses tool shape becomes chat tools, and the 4.11 defaults are applied.
  */
 import { precompiledValidators, bodyValidator } from '../inference/validate-body.ts';
-import { invalidValue, unsupportedParameter } from '../../kernel/errors.ts';
+import { invalidValue } from '../../kernel/errors.ts';
+import { refuseUnservedFields } from './fields.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolDefinition } from '../../providers/openai-types.ts';
 import type { ResponsesInputItem, ResponsesPart, ResponsesRequest } from './types.ts';
 
@@ -77,15 +78,8 @@ function responseFormat(body: ResponsesRequest): ChatRequest['response_format'] 
   return { type: 'json_schema', json_schema: { name: format.name ?? 'response', schema: format.schema, strict: format.strict ?? undefined } };
 }
 
-/**
- * Parameters that bring in context held elsewhere (a conversation object, a prompt template kept
- * by OpenAI). Dropping one would answer a different question without saying so; each is refused,
- * saying what to send instead. (`previous_response_id` is served: see continue.ts.)
- */
-const CONTEXT_PARAMETERS: Record<string, string> = {
-  conversation: "Stored conversations are not kept here: send the conversation so far in 'input'.",
-  prompt: "Prompt templates are held by OpenAI, not here: send the instructions in 'instructions' and the text in 'input'.",
-};
+/** Fields passed on to the chat request as they are (they do not change the answer). */
+const HINTS = ['prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'service_tier'] as const;
 
 /** How many messages the instructions take at the head of the chat request: one system message, or none. */
 export const instructionMessages = (body: { instructions?: unknown }): 0 | 1 => (body.instructions ? 1 : 0);
@@ -93,10 +87,7 @@ export const instructionMessages = (body: { instructions?: unknown }): 0 | 1 => 
 /** Validate a responses body and build the chat request the pipeline runs on. */
 export function responsesToChat(raw: unknown): ChatRequest {
   const body = validateResponsesBody(raw);
-  for (const [param, instead] of Object.entries(CONTEXT_PARAMETERS)) {
-    const value = (body as unknown as Record<string, unknown>)[param];
-    if (value !== undefined && value !== null) throw unsupportedParameter(`'${param}' is not supported. ${instead}`, param);
-  }
+  refuseUnservedFields(body as unknown as Record<string, unknown>);
   const messages = inputToMessages(body.input);
   if (instructionMessages(body)) messages.unshift({ role: 'system', content: body.instructions! });
   const choice = body.tool_choice ?? RESPONSES_DEFAULTS.tool_choice;
@@ -124,5 +115,8 @@ export function responsesToChat(raw: unknown): ChatRequest {
   if (body.metadata) request.metadata = body.metadata;
   if (body.user) request.user = body.user;
   if (body.stop !== undefined && body.stop !== null) request.stop = body.stop;
+  if (body.reasoning?.effort) request.reasoning_effort = body.reasoning.effort;
+  if (body.text?.verbosity) request.verbosity = body.text.verbosity;
+  for (const hint of HINTS) if (body[hint] !== undefined && body[hint] !== null) request[hint] = body[hint];
   return request;
 }

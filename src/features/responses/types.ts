@@ -46,9 +46,14 @@ export interface ResponsesRequest {
   parallel_tool_calls?: boolean;
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; name: string };
   tools?: ResponsesTool[];
-  text?: { format?: { type: 'text' | 'json_object' | 'json_schema'; name?: string; schema?: unknown; strict?: boolean | null } };
+  text?: { format?: { type: 'text' | 'json_object' | 'json_schema'; name?: string; schema?: unknown; strict?: boolean | null }; verbosity?: string | null };
   user?: string;
   stop?: string | string[] | null;
+  reasoning?: { effort?: string | null; summary?: string | null } | null;
+  prompt_cache_key?: string;
+  prompt_cache_retention?: string | null;
+  safety_identifier?: string;
+  service_tier?: string | null;
 }
 
 export interface OutputText {

@@ -6,6 +6,7 @@ import type { Runtime } from '../../pipeline/runtime.ts';
 import type { ComponentStatus } from '../../pipeline/services.ts';
 import { configWritability } from '../../config/write/writability.ts';
 import { defineRoutes, json } from '../../http/route.ts';
+import { REQUIRED_MAX_TOKENS_DEFAULT } from '../../providers/types.ts';
 
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -82,7 +83,8 @@ export function systemConfig(runtime: Runtime) {
     models: {
       max_context_length: limits.max_context_length,
       default_temperature: limits.default_temperature,
-      default_max_tokens: limits.default_max_tokens,
+      // Unset, the limit in force is the one sent where the wire format requires one.
+      default_max_tokens: limits.default_max_tokens ?? REQUIRED_MAX_TOKENS_DEFAULT,
     },
     features: { streaming: features.streaming, function_calling: features.function_calling, vision: features.vision },
   };
