@@ -332,6 +332,10 @@ describe('answers show every stored field', () => {
     expect(JSON.parse(await readFile(join(gw.dir, 'gateway.secrets.json'), 'utf8')).provider_full_api_key).toBe('sk-full-secret-abcd');
     expect(await readFile(gw.configFile, 'utf8')).toContain('Bearer upstream-header-secret-5678');
     expect((await call('GET', '/v1/admin/providers/full')).body).toEqual({ ...put.body, name: 'Full again' });
+    // A new key replaces the secret; the YAML keeps its reference.
+    expect((await call('PUT', '/v1/admin/providers/full', { api_key: 'sk-rotated-secret-wxyz' })).body.api_key).toBe('sk-…wxyz');
+    expect(JSON.parse(await readFile(join(gw.dir, 'gateway.secrets.json'), 'utf8')).provider_full_api_key).toBe('sk-rotated-secret-wxyz');
+    expect(await readFile(gw.configFile, 'utf8')).toContain('${secret:provider_full_api_key}');
     // `adapter` (custom: a plugin-registered wire format) is shown too.
     const adapter = await call('PUT', '/v1/admin/providers/full', { adapter: 'my-adapter' });
     expect(adapter.status).toBe(200);

@@ -113,8 +113,9 @@ export function mergedFields(base: Record<string, unknown>, fields: Record<strin
 
 /** `value` without the object keys whose value is `null` (at any depth): a new node holds only what is set. */
 export function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? withoutNulls(item) : item));
-  if (!isPlainObject(value)) return value;
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  // Only data from a body: a ConfigReference (or any other class) is written as it is.
+  if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
 }
 

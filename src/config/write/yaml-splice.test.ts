@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { renderEdited } from './yaml-splice.ts';
-import { appendItem, itemAt, mergedFields, mergeInto, removeItem } from './yaml-edit.ts';
+import { appendItem, ConfigReference, itemAt, mergedFields, mergeInto, removeItem } from './yaml-edit.ts';
 
 const TEXT = `# header comment
 server:
@@ -119,6 +119,10 @@ describe('mergeInto with null', () => {
 
   it('leaves `{}` for a nested map it empties, without re-rendering the file', () => {
     expect(merge({ permissions: { quota_period: null, models: null } })).toBe(text.replace('    permissions:\n      quota_period: daily   # resets\n      models: [a]\n', '    permissions: {}\n'));
+  });
+
+  it('writes a secret reference as its text, replacing a scalar (a rotated provider key)', () => {
+    expect(merge({ name: new ConfigReference('${secret:k_name}') })).toBe(text.replace('name: K   # the name', 'name: ${secret:k_name}   # the name'));
   });
 
   it('writes no null into a new map', () => {
