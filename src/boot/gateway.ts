@@ -55,7 +55,8 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
   const { logger } = options;
   const version = await packageVersion();
   await initTracing(logger, version, env);
-  const store = options.store ?? (await createStore(env));
+  // Redis outages and recoveries go to the JSON log like everything else.
+  const store = options.store ?? (await createStore(env, (message) => logger.warn(message)));
   const transport = createTransport();
   const closers: Array<() => unknown> = [() => store.close(), () => transport.close()];
   let config: Gateway['config'] | undefined;

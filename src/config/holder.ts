@@ -129,6 +129,8 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
       await options.release(current);
     },
   };
-  const watcher = options.watch ? watchConfig(file, () => void holder.reload()) : null;
+  const watcher = options.watch
+    ? watchConfig(file, () => void holder.reload(), { onError: (error) => logger.warn('config watch failed', { error: String(error) }) })
+    : null;
   return Object.assign(holder, { watcher });
 }

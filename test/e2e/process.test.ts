@@ -5,7 +5,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, waitHealthy } from '../_process.ts';
+import { freePort, spawnGateway, waitHealthy } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -78,6 +78,22 @@ describe('the gateway process', { timeout: 90_000 }, () => {
       const blocked = await ask('mallory');
       expect(blocked.status).toBe(403);
       expect((await blocked.json()).error).toMatchObject({ code: 'user_blocked' });
+    } finally {
+      gw.child.kill('SIGTERM');
+      await gw.exited;
+    }
+  });
+
+  it('says in its JSON log, like everything else it writes, that Redis is unreachable', async () => {
+    const closed = await freePort();
+    const gw = await launch('chat.yaml', { REDIS_URL: `redis://127.0.0.1:${closed}`, GATEWAY_WATCH: 'false' });
+    try {
+      await waitHealthy(gw);
+      expect((await call(gw.url)).status).toBe(200); // served on local state
+      await expect.poll(() => gw.output(), { timeout: 10_000 }).toContain('redis) unavailable');
+      const lines = gw.output().split('\n').filter((line) => line.trim());
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(lines.some((line) => JSON.parse(line).level === 'warn' && /redis/i.test(JSON.parse(line).msg))).toBe(true);
     } finally {
       gw.child.kill('SIGTERM');
       await gw.exited;
