@@ -206,7 +206,7 @@ class OtelRequestTrace implements RequestTrace {
       'gen_ai.request.top_p': ctx.body.top_p ?? undefined,
       'gen_ai.provider.name': outcome.served?.provider,
       'gen_ai.response.model': outcome.served?.upstreamModel,
-      'gen_ai.response.id': completion?.id,
+      'gen_ai.response.id': completion?.id ?? (outcome.assembly?.responseId || undefined),
       'gen_ai.response.finish_reasons': finishReasons?.length ? finishReasons : outcome.finishReason ? [outcome.finishReason] : undefined,
       'gen_ai.usage.input_tokens': outcome.usage?.prompt_tokens,
       'gen_ai.usage.output_tokens': outcome.usage?.completion_tokens,

@@ -21,6 +21,11 @@ export class StreamAssembly {
   private model = '';
   private readonly choices = new Map<number, ChoiceState>();
 
+  /** The answer's id, from its first chunk ('' before any). */
+  get responseId(): string {
+    return this.id;
+  }
+
   add(chunk: ChatChunk): void {
     if (!this.id) {
       this.id = chunk.id;

@@ -136,6 +136,7 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(request.parentSpanId).toBeUndefined();
     expect(request.attributes).toMatchObject({ 'gateway.stream': true, 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.response.model': 'primary' });
     expect(request.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    expect(request.attributes['gen_ai.response.id']).toMatch(/^chatcmpl-/);
     const [attempt] = spans.filter((s) => s.parentSpanId === request.spanId);
     expect(attempt).toMatchObject({ kind: 3, name: 'chat primary' });
     expect(mock.requests.at(-1)!.headers.traceparent).toBe(`00-${request.traceId}-${attempt!.spanId}-01`);
