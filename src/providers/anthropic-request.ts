@@ -15,8 +15,6 @@ interface AnthropicMessage {
   content: Block[];
 }
 
-/** Used when neither the request nor the model config bounds the answer: the API requires it. */
-
 const zeroOnly = (name: string) => only((v) => v === 0, `The vendor_b upstream does not support '${name}' (only 0 is accepted).`);
 
 /** Every top-level chat field this translation honours (chat-fields.ts); any other is refused by name. */
