@@ -140,8 +140,16 @@ export const rateLimited = (retryAfterS: number, headers: Record<string, string>
     code: 'rate_limit_exceeded',
     headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))), ...headers },
   });
-export const insufficientQuota = (message: string) =>
-  new GatewayError(429, 'insufficient_quota', message, { code: 'insufficient_quota' });
+/**
+ * A spent token budget. `retryAfterS`: seconds until a periodic budget starts over (Retry-After);
+ * omitted for a budget that never does, where waiting would not help. `headers`: the rate headers
+ * the check computed.
+ */
+export const insufficientQuota = (message: string, retryAfterS?: number, headers: Record<string, string> = {}) =>
+  new GatewayError(429, 'insufficient_quota', message, {
+    code: 'insufficient_quota',
+    headers: retryAfterS === undefined ? headers : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterS))), ...headers },
+  });
 
 /** The upstream's own refusal of the request (a 4xx other than auth), passed on as it said it. */
 export const upstreamRefusal = (status: number, type: string, message: string, code: string | null, param: string | null) =>

@@ -98,7 +98,8 @@ keys:
 
   it('refuses the master key too once the provider quota is spent, and the next day counts from 0', async () => {
     await runtime.store.incrBy(today(), 1000);
-    await expect(call('master', 1)).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+    // Every target's provider is spent: refused before the store call, still saying when to come back.
+    await expect(call('master', 1)).rejects.toMatchObject({ status: 429, code: 'insufficient_quota', headers: { 'retry-after': String(12 * 3600) } });
     clock = Date.parse('2026-11-26T00:00:00Z');
     await call('master', 5);
     expect(await used(today())).toBe(5);
@@ -113,6 +114,57 @@ keys:
     clock = Date.parse('2026-12-01T00:00:00Z');
     await call('key', 3);
     expect(await used(month())).toBe(3);
+  });
+});
+
+describe('quota refusals', () => {
+  const config = testConfig(`
+providers:
+  - { id: p, type: compat, endpoint: http://127.0.0.1:9/v1 }
+groups:
+  - { id: team }
+  - { id: capped, quota_limit: 20 }
+accounts:
+  - { id: alice, email: alice@example.com, group: team }
+  - { id: bob, email: bob@example.com, group: capped }
+keys:
+  - id: daily
+    key_hash: sha256:${'1'.repeat(64)}
+    account: alice
+    permissions: { rate_limit: 10, quota_limit: 20, quota_period: daily }
+`);
+  const clock = Date.parse('2026-11-25T18:00:00Z');
+
+  async function refusal(principal: (runtime: ReturnType<typeof testRuntime>) => Principal, spent: string) {
+    const runtime = testRuntime(config);
+    await runtime.store.incrBy(spent, 20);
+    const plugin = await rateLimit.setup(options, { runtime, logger: silent, now: () => clock });
+    const ctx = createTestContext({}, runtime);
+    ctx.principal = principal(runtime);
+    ctx.targets.push({ provider: runtime.current().providers.get('p')!, upstreamModel: 'm', requestedAs: 'm' });
+    return plugin.handle!(ctx, async () => new Response('{}')).then(() => undefined, (error: { status: number; message: string; headers: Record<string, string> }) => error);
+  }
+
+  it("a periodic budget's refusal carries Retry-After until its period resets, and the rate headers", async () => {
+    const error = await refusal(
+      (runtime) => ({ kind: 'key', accountId: 'alice', role: 'member', groupId: 'team', key: runtime.current().keysById.get('daily')! }),
+      quotaCounter('key', 'daily', 'daily', 'UTC', clock).key,
+    );
+    expect(error).toMatchObject({ status: 429, code: 'insufficient_quota' });
+    expect(error!.message).toBe('The token quota of this API key is exhausted (20 of 20 used); it starts over at 2026-11-26T00:00:00Z.');
+    expect(error!.headers).toEqual({
+      'retry-after': String(6 * 3600),
+      'x-ratelimit-limit-requests': '10',
+      'x-ratelimit-remaining-requests': '10',
+      'x-ratelimit-reset-requests': '0s',
+    });
+  });
+
+  it("a budget that never starts over is refused without Retry-After, and says so", async () => {
+    const error = await refusal(() => ({ kind: 'oauth', accountId: 'bob', role: 'member', groupId: 'capped', scopes: new Set() }), quotaKey('group', 'capped'));
+    expect(error).toMatchObject({ status: 429, code: 'insufficient_quota' });
+    expect(error!.message).toMatch(/^The token quota of your group is exhausted \(20 of 20 used\); it does not start over on its own/);
+    expect(error!.headers).toEqual({});
   });
 });
 

@@ -6,7 +6,8 @@
  * atomic store call (one Lua script on Redis), so concurrent requests on any number of instances
  * cannot overspend: each admitted request reserves an estimate, and its onComplete settles the
  * reservation to the real usage (streams too). Every answer carries the x-ratelimit-* headers of
- * the tightest rule; a refusal is 429 with Retry-After (`insufficient_quota` for quotas).
+ * the tightest rule; a refusal is 429 with them and Retry-After (`insufficient_quota` for quotas:
+ * Retry-After is when a periodic budget starts over; a budget that never does has none).
  * A budget without a limit (quota_limit 0) is only counted: it reserves nothing and gets the
  * real usage at the end, so a call with no rate rule and no limited budget makes no store call
  * before it runs (no Redis round trip).
@@ -19,6 +20,7 @@ import { answeredFromCache, type Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { QuotaRule, RateRule, RateState, StateStore } from '../store/types.ts';
 import { describeBudget, gatewayTimeZone, groupBudget, keyBudget, providerBudget, type Budget } from '../quota/budgets.ts';
+import { instant } from '../quota/counter.ts';
 import schema from '../../schemas/plugins/rate-limit.schema.json' with { type: 'json' };
 
 interface RateLimitOptions {
@@ -78,15 +80,34 @@ export function actualTokens(ctx: GatewayContext, outcome: Outcome): number {
   return promptEstimate(ctx) + Math.ceil(outcome.text.length / 4);
 }
 
+/**
+ * OpenAI's rate headers. The reset is the time until the limit is back to its initial state (the
+ * newest counted hit leaves the window), not until the next slot frees: a client pacing itself by
+ * it would otherwise read "0s" while hits are still counted and over-send. (Retry-After, on a
+ * refusal, is the time until the next slot frees.)
+ */
 function rateHeaders(state: RateState): Record<string, string> {
   return {
     'x-ratelimit-limit-requests': String(state.limit),
     'x-ratelimit-remaining-requests': String(Math.max(0, state.remaining)),
-    'x-ratelimit-reset-requests': `${Math.ceil(state.resetMs / 1000)}s`,
+    'x-ratelimit-reset-requests': `${Math.ceil(state.clearMs / 1000)}s`,
   };
 }
 
 const tightest = (states: RateState[]) => states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+
+/**
+ * The refusal of a spent budget. A periodic one says when it starts over, in the message and as
+ * Retry-After; one that never starts over says so and has no Retry-After (waiting would not help).
+ */
+function budgetSpent(budget: Budget, now: number, used: string, headers: Record<string, string> = {}) {
+  const spent = `The token quota of ${describeBudget(budget)} is exhausted${used}`;
+  const { resetsAt } = budget.counter;
+  if (resetsAt === null) {
+    return insufficientQuota(`${spent}; it does not start over on its own (an administrator can reset or raise it).`, undefined, headers);
+  }
+  return insufficientQuota(`${spent}; it starts over at ${instant(resetsAt)}.`, (resetsAt - now) / 1000, headers);
+}
 
 /** Drops targets whose provider quota is already spent, so fallbacks on other providers still serve. */
 async function withinProviderQuota(ctx: GatewayContext, store: StateStore, now: number): Promise<void> {
@@ -96,7 +117,10 @@ async function withinProviderQuota(ctx: GatewayContext, store: StateStore, now: 
   if (!spent.size) return;
   const remaining = ctx.targets.filter((t) => !spent.has(t.provider.id));
   if (!remaining.length) {
-    throw insufficientQuota(`The token quota of provider '${[...spent][0]}' is exhausted.`);
+    // Named by the one that starts over first: that is when the request can be served again.
+    const budgets = limited.filter((p) => spent.has(p.id)).map((p) => providerBudget(p, ctx.snapshot, now));
+    const soonest = budgets.reduce((a, b) => ((b.counter.resetsAt ?? Infinity) < (a.counter.resetsAt ?? Infinity) ? b : a));
+    throw budgetSpent(soonest, now, '');
   }
   ctx.targets.splice(0, ctx.targets.length, ...remaining);
 }
@@ -163,17 +187,18 @@ export default definePlugin<RateLimitOptions>({
       };
       // Nothing to check: the budgets are only counted, with the real usage at the end.
       if (rules.length === 0 && limited.length === 0) return admitted();
-      return reserve(ctx, rules, limited, reservation.amount, admitted);
+      return reserve(ctx, rules, limited, reservation.amount, admitted, now);
     }
 
     /** One atomic store call for the rates and the limited budgets: refuses, or reserves and runs. */
-    async function reserve(ctx: GatewayContext, rules: RateRule[], limited: Budget[], amount: number, admitted: () => Promise<Response>) {
+    async function reserve(ctx: GatewayContext, rules: RateRule[], limited: Budget[], amount: number, admitted: () => Promise<Response>, now: number) {
       const result = await store.admit(rules, limited.map((b) => quotaRule(b, amount)));
       if (!result.allowed) {
         const refused = result.refusedBy;
         if (refused?.kind === 'quota') {
           const budget = limited.find((b) => b.counter.key === refused.key)!;
-          throw insufficientQuota(`The token quota of ${describeBudget(budget)} is exhausted (${refused.used} of ${refused.limit} used).`);
+          const headers = result.rates.length ? rateHeaders(tightest(result.rates)) : {};
+          throw budgetSpent(budget, now, ` (${refused.used} of ${refused.limit} used)`, headers);
         }
         const state = result.rates[refused?.kind === 'rate' ? refused.index : 0]!;
         throw rateLimited(state.resetMs / 1000, rateHeaders({ ...state, remaining: 0 }));

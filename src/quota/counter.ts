@@ -33,11 +33,14 @@ export function quotaCounter(owner: QuotaOwner, id: string, period: QuotaPeriod 
   return { key: `${quotaKey(owner, id)}:${period}:${window.label}`, ttlMs: window.resetsAt - now + SETTLE_GRACE_MS, resetsAt: window.resetsAt };
 }
 
+/** An instant as answers show it: ISO 8601 UTC to the second (`2026-11-26T00:00:00Z`). */
+export const instant = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 /** The quota fields of a GET answer. */
 export function quotaView(counter: QuotaCounter, period: QuotaPeriod | undefined, used: number) {
   return {
     quota_used: used,
     quota_period: period ?? null,
-    quota_resets_at: counter.resetsAt === null ? null : new Date(counter.resetsAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    quota_resets_at: counter.resetsAt === null ? null : instant(counter.resetsAt),
   };
 }

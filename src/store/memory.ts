@@ -138,15 +138,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     });
     const allowed = refusedBy === undefined;
     const states = rates.map((rule, i): RateState => {
-      if (rule.limit <= 0) return { key: rule.key, limit: rule.limit, remaining: 0, resetMs: 0 };
+      if (rule.limit <= 0) return { key: rule.key, limit: rule.limit, remaining: 0, resetMs: 0, clearMs: 0 };
       const hits = hitsPerRule[i]!;
       if (allowed) {
         hits.push(t);
         windows.set(rule.key, hits, { ttl: Math.ceil(rule.windowMs) });
       }
       const remaining = Math.max(0, rule.limit - hits.length);
-      const resetMs = remaining > 0 ? 0 : Math.max(1, Math.ceil(hits[0]! + rule.windowMs - t));
-      return { key: rule.key, limit: rule.limit, remaining, resetMs };
+      // A slot frees when the oldest hit leaves the window; the window is clear when the newest does.
+      const leaves = (hit: number) => Math.max(1, Math.ceil(hit + rule.windowMs - t));
+      const resetMs = remaining > 0 ? 0 : leaves(hits[0]!);
+      const clearMs = hits.length ? leaves(hits[hits.length - 1]!) : 0;
+      return { key: rule.key, limit: rule.limit, remaining, resetMs, clearMs };
     });
     if (allowed) {
       for (const rule of quotas) {

@@ -160,9 +160,9 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
         ...rates.flatMap((r) => [r.limit, r.windowMs]),
         ...quotas.flatMap((q) => [q.limit, q.reserve, q.ttlMs ?? 0]),
       ];
-      const [allowed, kind, index, used, , ...pairs] = await client.gwAdmit(keys.length, ...keys, ...args);
+      const [allowed, kind, index, used, , ...triples] = await client.gwAdmit(keys.length, ...keys, ...args);
       const states = rates.map(
-        (rule, i): RateState => ({ key: rule.key, limit: rule.limit, remaining: pairs[2 * i]!, resetMs: pairs[2 * i + 1]! }),
+        (rule, i): RateState => ({ key: rule.key, limit: rule.limit, remaining: triples[3 * i]!, resetMs: triples[3 * i + 1]!, clearMs: triples[3 * i + 2]! }),
       );
       if (allowed === 1) return { allowed: true, rates: states };
       const quota = quotas[index! - 1];

@@ -19,7 +19,9 @@ local stamp = t[1] .. '.' .. t[2]
  * `admit`: KEYS = rate window keys (n) then quota keys (m).
  * ARGV = n, nonce, then per rate rule: limit, windowMs; then per quota rule: limit, reserve, ttlMs.
  * Returns { allowed, refusedKind (0 none, 1 rate, 2 quota), refusedIndex (1-based),
- *           quotaUsed, quotaLimit, then per rate rule: remaining, resetMs }.
+ *           quotaUsed, quotaLimit, then per rate rule: remaining, resetMs, clearMs }:
+ * resetMs until the oldest hit leaves the window (a slot frees; 0 while one is free), clearMs until
+ * the newest does (the window is empty again; 0 when it holds no hit).
  *
  * A window is a ZSET of hits scored by their time in ms; a hit counts while `score > now - window`.
  * Members are `<s.µs>:<nonce>:<i>` so two hits in the same millisecond stay distinct. A rate rule with
@@ -59,7 +61,7 @@ local out = { allowed and 1 or 0, kind, index, qUsed, qLimit }
 for i = 1, n do
   local limit = tonumber(ARGV[1 + 2 * i])
   local window = tonumber(ARGV[2 + 2 * i])
-  local remaining, reset = 0, 0
+  local remaining, reset, clear = 0, 0, 0
   if limit > 0 then
     local count = counts[i]
     if allowed then
@@ -73,9 +75,17 @@ for i = 1, n do
       local first = oldest[2] and tonumber(oldest[2]) or now
       reset = math.max(1, math.ceil(first + window - now))
     end
+    if allowed then
+      clear = math.max(1, math.ceil(window))
+    elseif count > 0 then
+      local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+      local last = newest[2] and tonumber(newest[2]) or now
+      clear = math.max(1, math.ceil(last + window - now))
+    end
   end
   out[#out + 1] = remaining
   out[#out + 1] = reset
+  out[#out + 1] = clear
 end
 
 if allowed then

@@ -92,7 +92,7 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
     it('admits up to the limit, then refuses with resetMs until the window slides', async () => {
       const rule = { key: key('rl'), limit: 2, windowMs: 500 };
       const first = await store.admit([rule], []);
-      expect(first).toEqual({ allowed: true, rates: [{ key: rule.key, limit: 2, remaining: 1, resetMs: 0 }] });
+      expect(first).toEqual({ allowed: true, rates: [{ key: rule.key, limit: 2, remaining: 1, resetMs: 0, clearMs: 500 }] });
       await advance(250);
       const second = await store.admit([rule], []);
       expect(second.allowed).toBe(true);
@@ -115,6 +115,34 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(again.allowed).toBe(true);
       expect(again.rates[0]!.remaining).toBe(0);
       expect((await store.admit([rule], [])).allowed).toBe(false);
+    });
+
+    it('reports clearMs, the time until the newest counted hit leaves the window, whenever a hit is counted', async () => {
+      const rule = { key: key('rl'), limit: 3, windowMs: 500 };
+      const first = await store.admit([rule], []);
+      // Slots remain (resetMs 0), but the window is empty again only once this hit has left it.
+      expect(first.rates[0]).toEqual({ key: rule.key, limit: 3, remaining: 2, resetMs: 0, clearMs: 500 });
+      await advance(200);
+      expect((await store.admit([rule], [])).rates[0]).toMatchObject({ remaining: 1, resetMs: 0, clearMs: 500 });
+      await advance(100);
+      const full = (await store.admit([rule], [])).rates[0]!;
+      expect(full).toMatchObject({ remaining: 0, clearMs: 500 });
+      // The first hit (300 ms old) frees the next slot in about 200 ms.
+      expect(full.resetMs).toBeGreaterThan(0);
+      expect(full.resetMs).toBeLessThanOrEqual(200);
+
+      const refused = (await store.admit([rule], [])).rates[0]!;
+      expect(refused.resetMs).toBeGreaterThan(0);
+      expect(refused.resetMs).toBeLessThanOrEqual(200);
+      // Not recorded: the newest counted hit is still the third one.
+      expect(refused.clearMs).toBeGreaterThan(400);
+      expect(refused.clearMs).toBeLessThanOrEqual(500);
+
+      // A window that holds no hit is already clear.
+      const other = { key: key('rl'), limit: 2, windowMs: 500 };
+      const blocked = await store.admit([other, rule], []);
+      expect(blocked.refusedBy).toEqual({ kind: 'rate', index: 1 });
+      expect(blocked.rates[0]).toEqual({ key: other.key, limit: 2, remaining: 2, resetMs: 0, clearMs: 0 });
     });
 
     it('treats a rate rule with limit 0 as unlimited', async () => {
@@ -187,7 +215,7 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
 
       // The open window saw none of the refused attempts: 5 slots remain, one now taken.
       const ok = await store.admit([open], [quota]);
-      expect(ok).toEqual({ allowed: true, rates: [{ key: open.key, limit: 5, remaining: 4, resetMs: 0 }] });
+      expect(ok).toEqual({ allowed: true, rates: [{ key: open.key, limit: 5, remaining: 4, resetMs: 0, clearMs: 60_000 }] });
       expect(await store.getCounters([quota.key])).toEqual([7]);
     });
 

@@ -27,8 +27,13 @@ export interface RateState {
   key: string;
   limit: number;
   remaining: number;
-  /** Milliseconds until a slot frees (0 when not limited). */
+  /** Milliseconds until a slot frees (0 while one is free): what a refusal's Retry-After waits for. */
   resetMs: number;
+  /**
+   * Milliseconds until every counted hit has left the window, so the limit is back to its initial
+   * state (0 when none is counted): OpenAI's `x-ratelimit-reset-requests`.
+   */
+  clearMs: number;
 }
 
 export interface AdmitResult {

@@ -2,8 +2,9 @@
  * Quota periods, from outside, on two instances sharing one Redis: a daily group budget, a
  * weekly provider budget and a key's monthly budget start over at their period's first instant
  * (gateway time zone; the key's in its account's), for every instance at once and on one shared
- * counter, and GET shows quota_used, quota_period and quota_resets_at. Time is moved with a fake
- * `Date` (timers stay real, so servers and Redis run as usual).
+ * counter, and GET shows quota_used, quota_period and quota_resets_at; a time zone change never
+ * gives a spent key budget back. Time is moved with a fake `Date` (timers stay real, so servers and
+ * Redis run as usual).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -91,5 +92,23 @@ describe('quota periods on two instances', () => {
     at('2026-11-30T16:00:00Z'); // December in Shanghai
     expect((await ask(b, 'budget')).choices[0]!.message.content).toBe('Echo: one two three four five');
     expect((await api(a, 'GET', '/v1/api-keys/budget-key')).body).toMatchObject({ quota_resets_at: '2026-12-31T16:00:00Z' });
+  });
+
+  it("changing the account's time zone never gives a spent daily key budget back, on either instance", async () => {
+    at('2026-12-01T03:00:00Z'); // 11:00 on Dec 1 in Shanghai (the account's zone since above), 19:00 on Nov 30 in Los Angeles
+    expect((await api(a, 'PUT', '/v1/api-keys/budget-key', { permissions: { quota_limit: 20, quota_period: 'daily' } })).status).toBe(200);
+    await expect.poll(async () => (await api(b, 'GET', '/v1/api-keys/budget-key')).body.quota_period).toBe('daily');
+    expect(await spendAll('budget')).toMatchObject({ status: 429, code: 'insufficient_quota' });
+    const spent = (await api(a, 'GET', '/v1/api-keys/budget-key')).body.quota_used;
+    expect(spent).toBeGreaterThanOrEqual(20);
+
+    for (const [timezone, resetsAt] of [['America/Los_Angeles', '2026-12-01T08:00:00Z'], ['Asia/Shanghai', '2026-12-01T16:00:00Z']]) {
+      expect((await api(a, 'PUT', '/v1/settings', { account: { timezone } }, key('budget'))).status).toBe(200);
+      // B hears of the change and counts in the new zone too, on a counter that kept the usage.
+      await expect.poll(async () => (await api(b, 'GET', '/v1/api-keys/budget-key')).body.quota_resets_at).toBe(resetsAt);
+      expect((await api(b, 'GET', '/v1/api-keys/budget-key')).body.quota_used).toBeGreaterThanOrEqual(spent);
+      await expect(ask(a, 'budget')).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+      await expect(ask(b, 'budget')).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+    }
   });
 });

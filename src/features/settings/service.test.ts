@@ -37,6 +37,34 @@ describe('settings service', () => {
     await svc.close();
   });
 
+  it('carries quota usage before a new time zone is written, and follows up once it is announced and later', async () => {
+    const store = createMemoryStore();
+    const events: string[] = [];
+    const written = async () => JSON.parse((await store.get(settingsKey('a'))) ?? '{}').account?.timezone ?? 'unset';
+    const svc = await createSettingsService(store, logger, {
+      lateFollowUpMs: 30,
+      async onTimeZoneChange(account, from, to) {
+        events.push(`carry ${account} ${from}->${to} while ${await written()}`);
+        return async () => void events.push(`follow-up ${to} while ${await written()}`);
+      },
+    });
+    await svc.update('a', { account: { timezone: 'Asia/Tokyo' } }, DEFAULTS);
+    expect(events).toEqual(['carry a UTC->Asia/Tokyo while unset', 'follow-up Asia/Tokyo while Asia/Tokyo']);
+    await svc.update('a', { account: { language: 'zh' } }, DEFAULTS);
+    await svc.update('a', { account: { timezone: 'Asia/Tokyo' } }, DEFAULTS);
+    expect(events).toHaveLength(2); // no change of zone, nothing to carry
+    await new Promise((r) => setTimeout(r, 60));
+    expect(events).toHaveLength(3); // the late follow-up
+    await svc.update('a', { account: { timezone: 'UTC' } }, DEFAULTS);
+    await svc.update('a', { account: { timezone: 'Europe/Paris' } }, DEFAULTS);
+    // A pending late follow-up runs before the next change's carry, never after it.
+    expect(events.slice(3)).toEqual([
+      'carry a Asia/Tokyo->UTC while Asia/Tokyo', 'follow-up UTC while UTC',
+      'follow-up UTC while UTC', 'carry a UTC->Europe/Paris while UTC', 'follow-up Europe/Paris while Europe/Paris',
+    ]);
+    await svc.close();
+  });
+
   it('another instance drops its cached copy when a change is published', async () => {
     const store = createMemoryStore();
     const one = await createSettingsService(store, logger);

@@ -9,6 +9,11 @@
  * Cache coherence: a change is published on `gw:settings:changed`; every instance drops that
  * account's entry. Entries also expire after `cacheTtlMs`, bounding staleness if a message is
  * lost (for instance while Redis is down and the store has failed over to memory).
+ *
+ * A change of time zone moves the account's periodic key budgets onto the counters of the new
+ * zone's periods: `onTimeZoneChange` carries their usage over (src/quota/zone-change.ts) before
+ * the new zone is written, and its follow-up runs once the change is announced and once more when
+ * no call can still count in the old zone.
  */
 import type { SettingsReader } from '../../auth/account-policy.ts';
 import type { AccountSettings } from '../../config/types.ts';
@@ -30,8 +35,23 @@ interface Entry {
   at: number;
 }
 
-export async function createSettingsService(store: StateStore, logger: Logger, options: { cacheTtlMs?: number } = {}): Promise<SettingsService> {
+export interface SettingsServiceOptions {
+  /** How long an instance trusts its cached copy of an account's settings (default 30 s). */
+  cacheTtlMs?: number;
+  /**
+   * Called when an update changes an account's time zone, before the new zone is written (nothing
+   * counts in it yet). The follow-up it returns runs once the change is announced, and again
+   * `lateFollowUpMs` later (default: the cache TTL), when no call can still count in the old zone.
+   */
+  onTimeZoneChange?: (accountId: string, from: string, to: string) => Promise<() => Promise<void>>;
+  lateFollowUpMs?: number;
+}
+
+export async function createSettingsService(store: StateStore, logger: Logger, options: SettingsServiceOptions = {}): Promise<SettingsService> {
   const ttl = options.cacheTtlMs ?? 30_000;
+  const lateMs = options.lateFollowUpMs ?? ttl;
+  // The late follow-up of each account's last time zone change.
+  const late = new Map<string, { timer: NodeJS.Timeout; run: () => Promise<void> }>();
   const cache = new Map<string, Entry>();
   // Coalesces concurrent misses for one account into one store read.
   const loading = new Map<string, Promise<SettingsPatch>>();
@@ -72,6 +92,32 @@ export async function createSettingsService(store: StateStore, logger: Logger, o
     return pending;
   }
 
+  function followUpLater(accountId: string, followUp: () => Promise<void>): Promise<void> {
+    const run = () => followUp().catch((error: unknown) => {
+      logger.warn('settings: quota usage not carried to the new time zone', { account: accountId, error: String(error) });
+    });
+    const timer = setTimeout(() => {
+      late.delete(accountId);
+      void run();
+    }, lateMs);
+    timer.unref();
+    late.set(accountId, { timer, run });
+    return run();
+  }
+
+  /** Carries quota usage before the new zone is written; returns the follow-up, if any. */
+  async function zoneChanging(accountId: string, from: string, to: string) {
+    if (from === to || !options.onTimeZoneChange) return undefined;
+    // An earlier change's late follow-up runs now, not after this carry, which it would count again.
+    const pending = late.get(accountId);
+    if (pending) {
+      clearTimeout(pending.timer);
+      late.delete(accountId);
+      await pending.run();
+    }
+    return options.onTimeZoneChange(accountId, from, to);
+  }
+
   return {
     async get(accountId, defaults) {
       const patch = await patchOf(accountId);
@@ -81,13 +127,17 @@ export async function createSettingsService(store: StateStore, logger: Logger, o
     update(accountId, patch, defaults) {
       const previous = writing.get(accountId) ?? Promise.resolve();
       const next = previous.catch(() => {}).then(async () => {
-        const merged = mergePatches(await read(accountId), patch);
+        const stored = await read(accountId);
+        const merged = mergePatches(stored, patch);
+        const result = applyPatch(defaults, merged);
+        const followUp = await zoneChanging(accountId, applyPatch(defaults, stored).account.timezone, result.account.timezone);
         await store.set(settingsKey(accountId), JSON.stringify(merged));
         cache.set(accountId, { patch: merged, at: Date.now() });
         await store.publish(SETTINGS_CHANNEL, accountId).catch((error) => {
           logger.warn('settings: change not announced', { account: accountId, error: String(error) });
         });
-        return applyPatch(defaults, merged);
+        if (followUp) await followUpLater(accountId, followUp);
+        return result;
       });
       writing.set(accountId, next);
       void next.finally(() => {
@@ -97,6 +147,8 @@ export async function createSettingsService(store: StateStore, logger: Logger, o
     },
 
     async close() {
+      for (const { timer } of late.values()) clearTimeout(timer);
+      late.clear();
       await unsubscribe();
       cache.clear();
     },
