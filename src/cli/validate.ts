@@ -1,21 +1,22 @@
 /**
  * `npm run validate -- [path/to/gateway.yaml]`: checks a config file without starting the gateway.
  * Exit 0 and `ok: <file>`, or exit 1 and one `file:line:col path message` line per problem.
- * Default file: $GATEWAY_CONFIG, else ./gateway.yaml. The pipeline's order rules are checked for
- * the built-in steps (a custom plugin's own rules need its module, loaded at start).
+ * Default file: $GATEWAY_CONFIG, else ./gateway.yaml. `pipeline:` is checked as startup checks it:
+ * custom plugin modules are loaded (paths relative to the file), then the order rules and every
+ * entry's options; no plugin is set up.
  */
 import path from 'node:path';
 import { loadConfigFile, locateInFile, type ConfigProblem } from '../config/load.ts';
 import { formatProblem } from '../config/problems.ts';
-import { orderProblems } from '../pipeline/order.ts';
+import { preparePipeline } from '../pipeline/prepare.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 
 const file = process.argv[2] || process.env.GATEWAY_CONFIG || 'gateway.yaml';
 const result = await loadConfigFile(file);
 let problems: ConfigProblem[] = result.ok ? [] : result.problems;
 if (result.ok) {
-  const misplaced = orderProblems(result.config.pipeline, (entry) => (entry.module ? undefined : builtinPlugins.get(entry.name)));
-  problems = await locateInFile(result.file, misplaced);
+  const pipeline = await preparePipeline(result.config.pipeline, result.file, builtinPlugins);
+  if (!pipeline.ok) problems = await locateInFile(result.file, pipeline.problems);
 }
 if (problems.length === 0) {
   console.log(`ok: ${path.relative(process.cwd(), result.file) || result.file}`);

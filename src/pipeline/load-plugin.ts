@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Ajv, Options, ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { PipelineEntry } from '../config/types.ts';
 import type { PluginDefinition } from './types.ts';
 
@@ -31,16 +31,25 @@ async function optionsValidator(entry: PipelineEntry, def: PluginDefinition): Pr
   if (known) return known;
   const ajv = await (compiler ??= import('ajv/dist/2020.js').then(({ default: ajv2020 }) => new ajv2020.default(PLUGIN_OPTIONS_AJV)));
   if (entry.module && !ajv.validateSchema(def.schema)) {
-    throw new PluginLoadError(entry, `its options schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+    throw new PluginLoadError(entry, `'${entry.module}' has an options schema that is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
   }
-  const validate = ajv.compile(def.schema);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(def.schema);
+  } catch (error) {
+    throw new PluginLoadError(entry, `'${entry.module ?? entry.name}' has an options schema that cannot be compiled: ${(error as Error).message}`);
+  }
   validators.set(def.schema, validate);
   return validate;
 }
 
+/** An entry whose plugin cannot be used: `reason` reads after the entry's place in gateway.yaml. */
 export class PluginLoadError extends Error {
-  constructor(entry: PipelineEntry, message: string) {
-    super(`pipeline entry '${entry.module ?? entry.name}': ${message}`);
+  constructor(
+    readonly entry: PipelineEntry,
+    readonly reason: string,
+  ) {
+    super(`pipeline entry '${entry.module ?? entry.name}': ${reason}`);
     this.name = 'PluginLoadError';
   }
 }
@@ -64,11 +73,13 @@ export async function loadPluginDefinition(entry: PipelineEntry, baseDir: string
   try {
     loaded = await importModule(specifier);
   } catch (error) {
-    throw new PluginLoadError(entry, `cannot load module: ${(error as Error).message}`);
+    // One problem, one line: a compiler's error spans several.
+    const why = String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' ');
+    throw new PluginLoadError(entry, `cannot load module '${entry.module}': ${why}`);
   }
   const def = [loaded.default, loaded.plugin].find(isDefinition);
-  if (!def) throw new PluginLoadError(entry, 'the module exports no plugin definition (default export of definePlugin({...}))');
-  if (def.failure !== 'open' && def.failure !== 'closed') throw new PluginLoadError(entry, "failure must be 'open' or 'closed'");
+  if (!def) throw new PluginLoadError(entry, `'${entry.module}' exports no plugin definition (default export of definePlugin({...}))`);
+  if (def.failure !== 'open' && def.failure !== 'closed') throw new PluginLoadError(entry, `'${entry.module}' declares failure ${JSON.stringify(def.failure)}; it must be 'open' or 'closed'`);
   return def;
 }
 
@@ -95,13 +106,16 @@ function resolvedUrl(specifier: string): string {
   }
 }
 
-/** Validate and default an entry's options; throws naming each problem. */
-export async function validateOptions(entry: PipelineEntry, def: PluginDefinition): Promise<Record<string, unknown>> {
+/**
+ * Validate and default an entry's options (a copy: the config stays as written): the options, or
+ * the schema's errors. Throws PluginLoadError when a module's schema is itself invalid.
+ */
+export async function validateOptions(
+  entry: PipelineEntry,
+  def: PluginDefinition,
+): Promise<{ ok: true; options: Record<string, unknown> } | { ok: false; errors: ErrorObject[] }> {
   const options = structuredClone(entry.options ?? {});
   const validate = await optionsValidator(entry, def);
-  if (!validate(options)) {
-    const problems = (validate.errors ?? []).map((e) => `options${e.instancePath.replaceAll('/', '.')} ${e.message}`);
-    throw new PluginLoadError(entry, problems.join('; '));
-  }
-  return options;
+  if (!validate(options)) return { ok: false, errors: [...(validate.errors ?? [])] };
+  return { ok: true, options };
 }

@@ -28,6 +28,18 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/**
+ * The mark of an answer rendered with the context's headers (plainHeaders): the pipeline then
+ * does not add them again, nor touches `.headers` (which would build a web Headers).
+ */
+export const kContextHeaders = Symbol.for('gateway.contextHeaders');
+
+/** Marks `response` as carrying the context's headers; returns it. */
+export function withHeadersMark<R extends Response>(response: R): R {
+  (response as R & { [kContextHeaders]?: true })[kContextHeaders] = true;
+  return response;
+}
+
 /** The answer's headers as a plain object: the context's, then `init` (srvx's FastResponse takes these as they are). */
 export function plainHeaders(ctx: GatewayContext, init: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -58,7 +70,7 @@ export function sseResponse(ctx: GatewayContext, body: SseBody): Response {
   const init = { status: 200, headers: plainHeaders(ctx, SSE_HEADERS) };
   const response: Response & ReportsEnd = new FastResponse(body as unknown as BodyInit, init);
   response[kOnBodyEnd] = body[kOnBodyEnd];
-  return response;
+  return withHeadersMark(response);
 }
 
 /**
@@ -150,7 +162,7 @@ export const chatRenderer: Renderer = {
     const text = JSON.stringify(completion);
     if (ctx.outcome.response === completion) ctx.outcome.responseText = text; // the log reuses it
     // A native Response would wrap the string in a web stream that srvx then reads back.
-    return new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
+    return withHeadersMark(new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) }));
   },
   stream(ctx, chunks, abort) {
     const body = sseBody(
