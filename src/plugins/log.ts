@@ -4,6 +4,7 @@
  * written in batches off the request path). Every exchange, authenticated or not, feeds the
  * metrics service when there is one.
  */
+import type { Snapshot } from '../config/snapshot.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
@@ -65,15 +66,24 @@ export default definePlugin({
 });
 
 /**
- * The `model` label: the model that served, else the requested one when the gateway knows it.
- * Names the gateway does not know become `(unknown)`: a client must not be able to create
- * unbounded label values (one time series each) by sending random model names.
+ * The `model` label: the model that served, else the requested one, from a bounded set
+ * (modelLabel): a client must not be able to create unbounded label values (one time series
+ * each) by sending random model names.
  */
 function metricModel(ctx: GatewayContext, outcome: Outcome): string {
-  if (outcome.served) return outcome.served.model;
-  const model = ctx.body?.model;
-  if (!model) return '';
+  const model = outcome.served?.model ?? ctx.body?.model;
+  return model ? modelLabel(ctx.snapshot, model) : '';
+}
+
+/**
+ * A model name as a label value from a bounded set: a configured model's id; `provider/model`
+ * when the provider lists that model, `provider/(other)` when it does not (a provider may serve
+ * names it does not list, each would be a new series); `(unknown)` for anything else.
+ */
+export function modelLabel(snapshot: Snapshot, model: string): string {
+  if (snapshot.models.has(model)) return model;
   const slash = model.indexOf('/');
-  const known = ctx.snapshot.models.has(model) || (slash > 0 && ctx.snapshot.providers.has(model.slice(0, slash)));
-  return known ? model : '(unknown)';
+  const provider = slash > 0 ? snapshot.providers.get(model.slice(0, slash)) : undefined;
+  if (!provider) return '(unknown)';
+  return provider.models.includes(model.slice(slash + 1)) ? model : `${provider.id}/(other)`;
 }

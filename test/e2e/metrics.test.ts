@@ -62,6 +62,15 @@ describe('metrics', () => {
     // Unknown names share one label value: clients cannot mint time series.
     expect(sample(text, 'gateway_requests_total', { model: '(unknown)', provider: '', status: '404' })).toBe(1);
     expect(text).not.toContain('model="nope"');
+    // provider/model names: those the provider lists are kept, any other shares `provider/(other)`.
+    // (This provider lists its models: an unlisted name is refused, 404, but still counted.)
+    for (const model of ['mock/random-1', 'mock/random-2']) expect(await chat(state.gw.url, DEMO_KEY, { model })).toBe(404);
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/gpt-4o' })).toBe(200);
+    await settle();
+    const after = (await scrape(state.gw.url, 'metrics-secret')).text;
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/(other)', provider: '', status: '404' })).toBe(2);
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/gpt-4o', provider: 'mock', status: '200' })).toBe(1);
+    expect(after).not.toContain('random-1');
     expect(sample(text, 'gateway_request_duration_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(3);
     expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(1);
     // Mock usage: 2 prompt tokens ("hello there"), 3 completion tokens ("Echo: hello there").
