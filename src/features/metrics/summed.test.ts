@@ -1,4 +1,4 @@
-import { Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { summedHistogram } from './summed.ts';
 
@@ -23,6 +23,22 @@ describe('summedHistogram', () => {
     expect(rendered).toContain('latency_seconds_bucket{le="0.1",model="m",provider="p"} 3');
     expect(rendered).toContain('latency_seconds_bucket{le="+Inf",model="m",provider="p"} 5');
     expect(rendered).toContain('latency_seconds_count{model="m2",provider="p"} 1');
+  });
+
+  it('keeps series and buckets apart when several workers\' registries are aggregated', async () => {
+    const workers = [new Registry(), new Registry()];
+    const histograms = workers.map((registry) => summedHistogram({ name: 'h', help: 'h', buckets: BUCKETS, registry }));
+    histograms[0]!.observe('a', () => ({ model: 'a' }), 0.07);
+    histograms[0]!.observe('b', () => ({ model: 'b' }), 0.5);
+    histograms[1]!.observe('a', () => ({ model: 'a' }), 0.2);
+    const snapshots = await Promise.all(workers.map((registry) => registry.getMetricsAsJSON()));
+    const rendered = await AggregatorRegistry.aggregate(snapshots).metrics();
+    expect(rendered).toContain('h_bucket{le="0.1",model="a"} 1\n');
+    expect(rendered).toContain('h_bucket{le="0.25",model="a"} 2\n');
+    expect(rendered).toContain('h_bucket{le="0.25",model="b"} 0\n');
+    expect(rendered).toContain('h_count{model="a"} 2\n');
+    expect(rendered).toContain('h_count{model="b"} 1\n');
+    expect(rendered).toMatch(/^h_sum\{model="a"\} 0\.27\d*$/m);
   });
 
   it('starts over when the registry is reset', async () => {

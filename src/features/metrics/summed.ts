@@ -43,6 +43,8 @@ interface HistogramSeries {
  * A histogram registered in `registry` as a metric of its own: prom-client's registry only
  * asks a metric for `get()`, and this one answers in the shape of prom-client's Histogram, so
  * the exposition is the same (`_bucket` with cumulative `le` counts, `_sum`, `_count`).
+ * Each value carries all its labels in `labels`, as Histogram's `get()` does: the cluster
+ * aggregation (`AggregatorRegistry.aggregate`) tells series apart by `labels` alone.
  */
 export function summedHistogram(config: { name: string; help: string; buckets: number[]; registry: Registry }) {
   const { name, help, buckets, registry } = config;
@@ -53,16 +55,16 @@ export function summedHistogram(config: { name: string; help: string; buckets: n
     type: 'histogram',
     aggregator: 'sum',
     async get() {
-      const values: Array<{ labels: Record<string, string | number>; sharedLabels: Labels; value: number; metricName: string }> = [];
+      const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
       for (const s of series.values()) {
         let cumulative = 0;
         for (const [i, bound] of buckets.entries()) {
           cumulative += s.counts[i]!;
-          values.push({ labels: { le: bound }, sharedLabels: s.labels, value: cumulative, metricName: `${name}_bucket` });
+          values.push({ labels: { le: bound, ...s.labels }, value: cumulative, metricName: `${name}_bucket` });
         }
-        values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket` });
-        values.push({ labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` });
-        values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` });
+        values.push({ labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${name}_bucket` });
+        values.push({ labels: s.labels, value: s.sum, metricName: `${name}_sum` });
+        values.push({ labels: s.labels, value: s.count, metricName: `${name}_count` });
       }
       return { name, help, type: 'histogram', aggregator: 'sum', values };
     },
