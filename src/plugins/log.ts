@@ -13,8 +13,10 @@ import schema from '../../schemas/plugins/log.schema.json' with { type: 'json' }
 
 /** One finished exchange, as the log step reports it to the metrics. */
 export interface CallSample {
-  /** Model as served, else as requested ('' when none). */
+  /** Model as served, else as requested ('' when none), as a bounded label value (modelLabel). */
   model: string;
+  /** The label value of another model name of the call (a fallback's), bounded the same way. */
+  labelOf?(model: string): string;
   outcome: Outcome;
   /** The ledger view of the call when it was attributed to a key (tokens, cost). */
   record?: CallRecord;
@@ -45,7 +47,7 @@ export default definePlugin({
         const record = principal ? buildLogRecord(ctx, outcome) : undefined;
         const metrics = runtime.services.metrics;
         try {
-          metrics?.observe({ model: metricModel(ctx, outcome), outcome, record });
+          metrics?.observe({ model: metricModel(ctx, outcome), labelOf: (name) => modelLabel(ctx.snapshot, name), outcome, record });
         } catch (error) {
           logger.warn('metrics observe failed', { error: String(error), request: ctx.id });
         }

@@ -18,4 +18,16 @@ describe('metrics service', () => {
     metrics.observe({ model: 'm', outcome: served() });
     expect((await metrics.render()).body).toContain('gateway_requests_total{model="m",provider="p",status="200"} 3');
   });
+
+  it('labels a fallback by the bounded name the log step gives it', async () => {
+    const metrics = createMetrics();
+    const attempts = [
+      { model: 'm', provider: 'p', status: 503, kind: 'first' },
+      { model: 'p/random-name', provider: 'p', status: 200, kind: 'fallback' },
+    ];
+    metrics.observe({ model: 'p/(other)', labelOf: (name) => (name === 'm' ? name : 'p/(other)'), outcome: { ...served(), attempts } as never });
+    const { body } = await metrics.render();
+    expect(body).toContain('gateway_fallbacks_total{model="p/(other)"} 1');
+    expect(body).not.toContain('random-name');
+  });
 });

@@ -85,7 +85,7 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
 
   return {
     registry,
-    observe({ model, outcome, record }) {
+    observe({ model, labelOf = (name: string) => name, outcome, record }) {
       const provider = outcome.served?.provider ?? '';
       const labels = { model, provider };
       const labelsOf = () => labels;
@@ -107,7 +107,7 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
       }
       for (const attempt of outcome.attempts) {
         if (attempt.status < 200 || attempt.status >= 300) upstreamErrors.inc({ provider: attempt.provider, status: String(attempt.status) });
-        if (attempt.kind === 'fallback') fallbacks.inc({ model: attempt.model });
+        if (attempt.kind === 'fallback') fallbacks.inc({ model: labelOf(attempt.model) });
         else if (attempt.kind === 'retry') retries.inc({ provider: attempt.provider });
       }
       if (!outcome.attempts.some((a) => a.kind) && outcome.attempts.length > 1) {
@@ -115,7 +115,7 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
         for (let i = 1; i < outcome.attempts.length; i++) {
           const a = outcome.attempts[i]!;
           const prev = outcome.attempts[i - 1]!;
-          if (a.model !== prev.model || a.provider !== prev.provider) fallbacks.inc({ model: a.model });
+          if (a.model !== prev.model || a.provider !== prev.provider) fallbacks.inc({ model: labelOf(a.model) });
         }
       }
       const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
