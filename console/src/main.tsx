@@ -65,7 +65,8 @@ function App() {
   }, [title]);
 
   if (page === 'callback') return <Callback search={search} onSignedIn={setAccount} />;
-  if (!session) return <SignInPage returnTo={page ? path : '/console/overview'} />;
+  // The query string too: a shared link to filtered logs shows them after the sign-in.
+  if (!session) return <SignInPage returnTo={page ? `${path}${search}` : '/console/overview'} />;
   if (!page) {
     navigate('/console/overview', true);
     return null;

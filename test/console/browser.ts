@@ -58,3 +58,33 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
 }
+
+/**
+ * Records every text drawn on a canvas (uPlot draws its axis labels with fillText) in
+ * `window.__canvasText`, from the next navigation on: `canvasText(page)` reads it,
+ * `forgetCanvasText(page)` empties it.
+ */
+export async function recordCanvasText(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const drawn: string[] = [];
+    (window as unknown as { __canvasText: string[] }).__canvasText = drawn;
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number, maxWidth?: number) {
+      drawn.push(String(text));
+      return maxWidth === undefined ? fillText.call(this, text, x, y) : fillText.call(this, text, x, y, maxWidth);
+    };
+  });
+}
+
+export function canvasText(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...(window as unknown as { __canvasText: string[] }).__canvasText]);
+}
+
+export async function forgetCanvasText(page: Page): Promise<void> {
+  await page.evaluate(() => void (window as unknown as { __canvasText: string[] }).__canvasText.splice(0));
+}
+
+/** How far the page scrolls sideways (0 when nothing sticks out of the viewport). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}

@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../_process.ts';
 import { api, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
-import { launchBrowser, screenshot, seriousViolations } from '../console/browser.ts';
+import { canvasText, forgetCanvasText, horizontalOverflow, launchBrowser, recordCanvasText, screenshot, seriousViolations } from '../console/browser.ts';
 import { startIdp, type TestIdp } from '../console/idp.ts';
 
 const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
@@ -77,12 +77,13 @@ async function signInWithPassword(page: Page, user: { email: string; password: s
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 }
 
-/** Waits until the page has loaded its data, then scans it and saves a screenshot. */
+/** Waits until the page has loaded its data, then scans it, saves a screenshot and checks that it does not scroll sideways. */
 async function check(page: Page, name: string) {
   await page.waitForLoadState('networkidle');
   await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
   await screenshot(page, name);
   expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  expect(await horizontalOverflow(page), `sideways scroll on ${name}`).toBe(0);
 }
 
 async function go(page: Page, path: string, heading: string) {
@@ -141,6 +142,14 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await go(admin, 'keys', 'API keys');
     await admin.getByRole('button', { name: 'Create key' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Create an API key' });
+    // No name: refused beside the field before any call; the API refuses it too (400 naming name).
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => dialog.locator('.field-error').allTextContents()).toEqual(['Enter a name for the key.']);
+    expect(await dialog.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+    for (const [method, path, body] of [['POST', '/v1/api-keys', { name: '', account_id: 'alice' }], ['PUT', '/v1/api-keys/alice-key', { name: '' }]] as const) {
+      const refused = await api(gw, method, path, body);
+      expect([refused.status, refused.body.error.param]).toEqual([400, 'name']);
+    }
     await dialog.getByLabel('Name').fill('ci key');
     await dialog.getByLabel('Rate limit (requests per minute)').fill('lots');
     await dialog.getByRole('button', { name: 'Create key' }).click();
@@ -158,6 +167,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.reload();
     await admin.getByRole('row', { name: /ci key/ }).waitFor();
     await check(admin, '02-keys');
+    await admin.getByRole('button', { name: 'Edit ci key' }).click();
+    const edit = admin.getByRole('dialog', { name: 'Edit ci key' });
+    await edit.getByLabel('Name').fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => edit.locator('.field-error').allTextContents()).toEqual(['Enter a name for the key.']);
+    await edit.getByRole('button', { name: 'Cancel' }).click();
   });
 
   it('shows the call in the logs, with its detail', async () => {
@@ -181,6 +196,41 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await check(admin, '05-log-detail');
   });
 
+  it('keeps the log filters in the URL: Back, the way back and a reload show the same list', async () => {
+    await go(admin, 'logs', 'Logs');
+    await admin.getByLabel('From').fill('2000-01-01T00:00');
+    await admin.getByLabel('Model').fill('gpt-4o-mini');
+    await admin.getByLabel('Status').selectOption('success');
+    await admin.getByLabel('Per page').selectOption('10');
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await admin.waitForURL(/status=success/);
+    const list = admin.url();
+    const query = new URL(list).searchParams;
+    expect([query.get('model'), query.get('status'), query.get('page_size')]).toEqual(['gpt-4o-mini', 'success', '10']);
+    expect(query.get('start_time')).toMatch(/^(1999-12-31|2000-01-01)T\d\d:\d\d:00\.000Z$/);
+    const form = () => Promise.all(['From', 'Model', 'Status', 'Per page'].map((label) => admin.getByLabel(label).inputValue()));
+    const filtered = ['2000-01-01T00:00', 'gpt-4o-mini', 'success', '10'];
+    const row = admin.getByRole('row', { name: /ci key/ });
+    await row.getByRole('link').click();
+    await admin.getByRole('heading', { level: 1, name: 'Log entry' }).waitFor();
+    await admin.goBack();
+    await row.waitFor();
+    expect([admin.url(), ...(await form())]).toEqual([list, ...filtered]);
+    await row.getByRole('link').click();
+    await admin.getByRole('link', { name: '← Back to the filtered logs' }).click();
+    await row.waitFor();
+    expect([admin.url(), ...(await form())]).toEqual([list, ...filtered]);
+    await admin.reload();
+    await row.waitFor();
+    expect(await form()).toEqual(filtered);
+    await admin.getByLabel('Status').selectOption('error');
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await admin.getByText('No calls match.').waitFor();
+    await admin.goBack();
+    await row.waitFor();
+    expect(await form()).toEqual(filtered);
+  });
+
   it('counts the call in the overview and its chart', async () => {
     await go(admin, 'overview', 'Overview');
     const today = admin.getByRole('region', { name: 'Today' });
@@ -194,6 +244,28 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await usage.getByText('Figures of this chart').click();
     await admin.getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
     await check(admin, '06-overview');
+  });
+
+  it('draws a one-day and a two-day range on an axis of those days', async () => {
+    await recordCanvasText(admin);
+    await go(admin, 'overview', 'Overview');
+    await admin.locator('.chart canvas').first().waitFor();
+    await admin.waitForLoadState('networkidle');
+    const today = await admin.locator('#range-end').inputValue();
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const label = (day: string) => `${Number(day.slice(5, 7))}/${Number(day.slice(8, 10))}`;
+    for (const start of [today, yesterday]) {
+      await forgetCanvasText(admin);
+      await admin.locator('#range-start').fill(start);
+      await admin.getByRole('button', { name: 'Show' }).click();
+      // The range's cards are a region named by their heading (its id is a valid one).
+      await admin.getByRole('region', { name: `${start} to ${today}` }).waitFor();
+      // x labels: days ("11/26"), the year under the first, never hours nor other days or years.
+      const xLabels = async () => [...new Set((await canvasText(admin)).filter((text) => /\/|^\d{4}$|:|am$|pm$/i.test(text)))].sort();
+      const expected = [...new Set([label(start), label(today), start.slice(0, 4), today.slice(0, 4)])].sort();
+      await expect.poll(xLabels).toEqual(expected);
+    }
+    await screenshot(admin, '06-overview-two-days');
   });
 
   it('exports the statistics as CSV from the page', async () => {
@@ -261,6 +333,19 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     const group = await api(gw, 'GET', '/v1/admin/groups/research');
     expect(group.body).toMatchObject({ name: 'Research', priority: 3, quota_limit: 5000, description: 'The lab' });
     await check(admin, '08-groups');
+  });
+
+  it('scrolls no page sideways at 390 px, however wide its table', async () => {
+    await admin.setViewportSize({ width: 390, height: 844 });
+    const pages = [['overview', 'Overview'], ['keys', 'API keys'], ['logs', 'Logs'], ['providers', 'Providers'], ['models', 'Models'], ['groups', 'Groups'], ['users', 'Users']] as const;
+    for (const [path, heading] of pages) {
+      await go(admin, path, heading);
+      await admin.getByRole('table').first().waitFor();
+      await expect.poll(() => admin.getByText('Loading…').count()).toBe(0);
+      await screenshot(admin, `16-narrow-${path}`);
+      expect(await horizontalOverflow(admin), path).toBe(0);
+    }
+    await admin.setViewportSize(WIDE);
   });
 
   it('enrols TOTP with a QR code', async () => {

@@ -21,6 +21,11 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
+    // The API refuses an empty name too (400 naming `name`); say so before the round trip.
+    if (name.trim() === '') {
+      setError(new ApiError(400, 'Enter a name for the key.', 'invalid_value', 'name'));
+      return;
+    }
     setBusy(true);
     setError(null);
     const rate = rateLimit.trim() === '' ? 0 : Number(rateLimit);

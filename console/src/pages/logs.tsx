@@ -4,37 +4,27 @@
  * paging, and a detail page with the request and response (when request logging kept them), the
  * upstream attempts and fallbacks, timing and cost.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type List } from '../api.ts';
 import { Link } from '../components/layout.tsx';
 import { Alert, Field, Loading, SelectField } from '../components/ui.tsx';
 import { formatDateTime, formatInt, formatMoney, formatMs } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { navigate, useLocation } from '../router.ts';
 import { useSession } from '../session.ts';
+import { EMPTY, fromQuery, isoOf, listUrl, type Filters } from './log-query.ts';
 import type { ApiKey, LogDetail, LogItem } from '../types.ts';
 
 /** Admins read every account's calls; members their own, through the same filters. */
 export const logsPath = (isAdmin: boolean) => (isAdmin ? '/v1/admin/logs' : '/v1/logs');
 
-interface Filters {
-  start_time: string;
-  end_time: string;
-  api_key_id: string;
-  model: string;
-  status: string;
-  page_size: string;
-}
-
-const EMPTY: Filters = { start_time: '', end_time: '', api_key_id: '', model: '', status: '', page_size: '20' };
-
-/** datetime-local gives local wall time; the API wants ISO 8601 with a zone. */
-const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
-
 export function LogsPage() {
   const { isAdmin } = useSession();
-  const [draft, setDraft] = useState<Filters>(EMPTY);
-  const [filters, setFilters] = useState<Filters>(EMPTY);
-  const [page, setPage] = useState(1);
+  const { search } = useLocation();
+  const { filters, page } = useMemo(() => fromQuery(search), [search]);
+  const [draft, setDraft] = useState<Filters>(filters);
+  // Back and Forward change the query under the form: show the filters in force.
+  useEffect(() => setDraft(filters), [filters]);
   const keys = useLoad(() => api.get<List<ApiKey>>('/v1/api-keys'), []);
   const logs = useLoad(
     () =>
@@ -47,8 +37,14 @@ export function LogsPage() {
         page,
         page_size: filters.page_size,
       }),
-    [filters, page],
+    [search],
   );
+  /** Shows that list: a new history entry, or a fresh read when it is the list shown already. */
+  const show = (next: Filters, nextPage: number) => {
+    const url = listUrl(next, nextPage);
+    if (url === `${window.location.pathname}${window.location.search}`) logs.reload();
+    else navigate(url);
+  };
   const set = (name: keyof Filters) => (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value });
   const meta = logs.data?.meta;
 
@@ -59,8 +55,7 @@ export function LogsPage() {
         aria-label="Log filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setPage(1);
-          setFilters(draft);
+          show(draft, 1);
         }}
       >
         <Field label="From" type="datetime-local" value={draft.start_time} onInput={set('start_time')} />
@@ -83,8 +78,7 @@ export function LogsPage() {
             class="ghost"
             onClick={() => {
               setDraft(EMPTY);
-              setFilters(EMPTY);
-              setPage(1);
+              show(EMPTY, 1);
             }}
           >
             Clear
@@ -118,7 +112,7 @@ export function LogsPage() {
                   {logs.data.data.map((log) => (
                     <tr key={log.id}>
                       <th scope="row">
-                        <Link href={`/console/logs/${encodeURIComponent(log.id)}`}>{formatDateTime(log.created_at)}</Link>
+                        <Link href={`/console/logs/${encodeURIComponent(log.id)}${search}`}>{formatDateTime(log.created_at)}</Link>
                       </th>
                       <td>
                         <span class={`pill pill-${log.status}`}>{log.status}</span>
@@ -137,10 +131,10 @@ export function LogsPage() {
             </div>
           )}
           <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            <button type="button" disabled={page <= 1} onClick={() => show(filters, page - 1)}>
               Previous page
             </button>
-            <button type="button" disabled={!meta || page >= meta.total_pages} onClick={() => setPage(page + 1)}>
+            <button type="button" disabled={!meta || page >= meta.total_pages} onClick={() => show(filters, page + 1)}>
               Next page
             </button>
           </nav>
@@ -154,6 +148,8 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 export function LogDetailPage(props: { id: string }) {
   const { isAdmin } = useSession();
+  // The list's filters ride along in the query string: the way back shows the same list.
+  const { search } = useLocation();
   const log = useLoad(() => api.get<LogDetail>(`${logsPath(isAdmin)}/${encodeURIComponent(props.id)}`), [props.id]);
   if (log.error) return <Alert kind="error">{log.error.message}</Alert>;
   if (!log.data) return <Loading />;
@@ -162,7 +158,7 @@ export function LogDetailPage(props: { id: string }) {
   return (
     <>
       <p>
-        <Link href="/console/logs">← All logs</Link>
+        <Link href={`/console/logs${search}`}>{search ? '← Back to the filtered logs' : '← All logs'}</Link>
       </p>
       <dl class="facts">
         <dt>Id</dt>

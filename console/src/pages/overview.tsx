@@ -2,14 +2,15 @@
  * Overview: today's and a chosen range's requests, tokens, cost and error rate (from the logs), daily usage and cost charts, each model's share, system health and the last reload,
  * and the CSV export of the statistics.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { DailyChart, type Series } from '../components/chart.tsx';
-import { Alert, Loading, SelectField } from '../components/ui.tsx';
+import { Alert, Loading } from '../components/ui.tsx';
 import { dayIn, daysBefore, formatCompact, formatDateTime, formatDuration, formatInt, formatMoney, formatPercent } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
 import { logsPath } from './logs.tsx';
+import { Export } from './overview-export.tsx';
 import type { CostResult, Health, ModelsResult, Settings, SystemStatus, UsageResult } from '../types.ts';
 
 interface Figures {
@@ -30,7 +31,11 @@ async function figures(start: string, end: string, isAdmin: boolean, timeZone: s
   return { usage, cost, models, errors };
 }
 
-/** Failed calls in the range: the total of the logs filtered on errors (the statistics count no errors). */
+/**
+ * Failed calls in the range: the total of the logs filtered on errors (the statistics count no
+ * errors). For a member both this and the statistics' request count cover their own calls only
+ * (/v1/logs and /v1/statistics are scoped to the caller's account), so the rate shows nobody else's.
+ */
 async function errorCount(start: string, end: string, isAdmin: boolean, timeZone: string): Promise<number> {
   const offset = zoneOffset(timeZone);
   const list = await api.get<{ meta: { total: number } }>(logsPath(isAdmin), {
@@ -62,9 +67,11 @@ function everyDay(start: string, end: string): string[] {
 function Cards(props: { title: string; data: Figures; currency: string }) {
   const { usage, cost, errors } = props.data;
   const requests = usage.summary.request_count;
+  // An id of its own: the title ("2026-11-13 to 2026-11-26") holds spaces, which an id cannot.
+  const headingId = useId();
   return (
-    <section aria-labelledby={`cards-${props.title}`}>
-      <h2 id={`cards-${props.title}`}>{props.title}</h2>
+    <section aria-labelledby={headingId}>
+      <h2 id={headingId}>{props.title}</h2>
       <dl class="cards">
         <div>
           <dt>Requests</dt>
@@ -86,6 +93,9 @@ function Cards(props: { title: string; data: Figures; currency: string }) {
     </section>
   );
 }
+
+/** A model id that may wrap after each `/` ("mock/" "gpt-4o"), where browsers do not break. */
+const breakable = (id: string) => id.split('/').flatMap((part, i, all) => (i < all.length - 1 ? [`${part}/`, <wbr key={i} />] : [part]));
 
 function Charts(props: { data: Figures; start: string; end: string; currency: string }) {
   const { usage, cost, models } = props.data;
@@ -110,29 +120,31 @@ function Charts(props: { data: Figures; start: string; end: string; currency: st
         {models.data.length === 0 ? (
           <p class="muted">No calls in this range.</p>
         ) : (
-          <table class="share">
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Share</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {models.data.map((m) => (
-                <tr key={m.model}>
-                  <th scope="row">{m.model}</th>
-                  <td>
-                    <span class="share-bar" style={{ width: `${Math.max(2, m.percentage)}%` }} />
-                    {formatPercent(m.percentage)}
-                  </td>
-                  <td>{formatInt(m.request_count)}</td>
-                  <td>{formatMoney(m.cost, cost.currency ?? props.currency)}</td>
+          <div class="table-wrap">
+            <table class="share">
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col">Share</th>
+                  <th scope="col">Requests</th>
+                  <th scope="col">Cost</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {models.data.map((m) => (
+                  <tr key={m.model}>
+                    <th scope="row">{breakable(m.model)}</th>
+                    <td>
+                      <span class="share-bar" style={{ width: `${Math.max(2, m.percentage) / 25}rem` }} />
+                      {formatPercent(m.percentage)}
+                    </td>
+                    <td>{formatInt(m.request_count)}</td>
+                    <td>{formatMoney(m.cost, cost.currency ?? props.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
       <SystemPanel />
@@ -189,45 +201,6 @@ function SystemPanel() {
           <pre class="mono">{reload.error}</pre>
         </Alert>
       )}
-    </section>
-  );
-}
-
-const EXPORTS: Array<[string, string]> = [
-  ['usage', 'Usage per day'],
-  ['cost', 'Cost per day'],
-  ['models', 'Usage per model'],
-];
-
-function Export(props: { start: string; end: string }) {
-  const [type, setType] = useState('usage');
-  const [error, setError] = useState<string | null>(null);
-  const download = async () => {
-    setError(null);
-    try {
-      const { blob, name } = await api.download('/v1/statistics/export', { format: 'csv', type, start_date: props.start, end_date: props.end });
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(blob);
-      link.download = name;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  return (
-    <section class="panel" aria-labelledby="export">
-      <h2 id="export">Export</h2>
-      <div class="inline-form">
-        <SelectField label="Statistics" options={EXPORTS} value={type} onChange={(e) => setType(e.currentTarget.value)} />
-        <button type="button" onClick={download}>
-          Download CSV
-        </button>
-      </div>
-      <p class="muted small">
-        {props.start} to {props.end}, the range above.
-      </p>
-      {error && <Alert kind="error">{error}</Alert>}
     </section>
   );
 }
