@@ -1,8 +1,10 @@
 /**
- * Entry point: load gateway.yaml, serve it, reload on SIGHUP, drain on SIGTERM.
+ * Entry point: load gateway.yaml, serve it, reload on SIGHUP, drain on SIGTERM (for at most
+ * GATEWAY_DRAIN_TIMEOUT_MS, then the requests left are ended: see src/boot/gateway.ts).
  * `server.workers` > 1 forks that many workers on one port (src/boot/workers.ts).
  */
 import cluster from 'node:cluster';
+import { drainTimeoutFrom } from './boot/gateway.ts';
 import { forkWorkers } from './boot/workers.ts';
 import { createLogger } from './kernel/logger.ts';
 import { shutdownTracing } from './kernel/tracing.ts';
@@ -11,13 +13,20 @@ import { startGateway } from './server.ts';
 const logger = createLogger();
 
 try {
+  const drainTimeoutMs = drainTimeoutFrom(process.env);
   if (!(await forkWorkers(cluster, process.env, logger))) {
     const { gateway, server } = await startGateway({ logger });
     process.on('SIGHUP', () => void gateway.config.reload());
     const stop = async () => {
-      logger.info('shutting down');
-      await server.close();
-      await gateway.close();
+      logger.info('shutting down', { drain_timeout_ms: drainTimeoutMs });
+      await gateway.close({
+        drainTimeoutMs,
+        stopListening: () => server.close(),
+        cutConnections: () => {
+          const http = server.node?.server;
+          if (http && 'closeAllConnections' in http) http.closeAllConnections();
+        },
+      });
       await shutdownTracing(); // the spans still buffered
       process.exit(0);
     };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/holder.ts';
 import { createLogger } from '../kernel/logger.ts';
-import { createGateway, type RunningGateway } from './gateway.ts';
+import { createGateway, DEFAULT_DRAIN_TIMEOUT_MS, drainTimeoutFrom, type RunningGateway } from './gateway.ts';
 
 const BASE = await readFile(new URL('../../test/fixtures/management.yaml', import.meta.url), 'utf8');
 const MISPLACED = 'pipeline:\n  - log\n  - auth\n  - rate-limit\n  - route\n  - upstream\n';
@@ -61,5 +61,39 @@ describe('step order rules', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('shutdown with a drain deadline', () => {
+  it('GATEWAY_DRAIN_TIMEOUT_MS: 30 s by default, milliseconds when set, anything else refused', () => {
+    expect(drainTimeoutFrom({})).toBe(DEFAULT_DRAIN_TIMEOUT_MS);
+    expect(DEFAULT_DRAIN_TIMEOUT_MS).toBe(30_000);
+    expect(drainTimeoutFrom({ GATEWAY_DRAIN_TIMEOUT_MS: '5000' })).toBe(5000);
+    expect(drainTimeoutFrom({ GATEWAY_DRAIN_TIMEOUT_MS: '0' })).toBe(0);
+    expect(() => drainTimeoutFrom({ GATEWAY_DRAIN_TIMEOUT_MS: '30s' })).toThrow(/GATEWAY_DRAIN_TIMEOUT_MS must be a number of milliseconds/);
+    expect(() => drainTimeoutFrom({ GATEWAY_DRAIN_TIMEOUT_MS: '-1' })).toThrow(/GATEWAY_DRAIN_TIMEOUT_MS/);
+  });
+
+  it('with nothing in flight, closes at once without ending anything', async () => {
+    await writeFile(file, BASE);
+    const gateway = await open();
+    let cut = 0;
+    const started = Date.now();
+    await gateway.close({ drainTimeoutMs: 10_000, stopListening: async () => {}, cutConnections: () => cut++ });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(cut).toBe(0);
+    expect(gateway.runtime.transport.stopping?.stopped).toBe(false);
+  });
+
+  it('past the deadline ends the upstream calls, then cuts the connections left, and still closes', async () => {
+    await writeFile(file, BASE);
+    const gateway = await open();
+    let cut = 0;
+    const started = Date.now();
+    // Connections that never close by themselves (a client that stopped reading).
+    await gateway.close({ drainTimeoutMs: 100, stopListening: () => new Promise(() => {}), cutConnections: () => cut++ });
+    expect(gateway.runtime.transport.stopping?.stopped).toBe(true);
+    expect(cut).toBe(1);
+    expect(Date.now() - started).toBeLessThan(100 + 2 * 2000 + 1000);
   });
 });

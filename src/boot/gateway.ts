@@ -2,7 +2,8 @@
  * Assembles a running gateway, in the order that also fixes shutdown: the state store, the
  * upstream transport, the config in force (each generation with its composed pipeline), the
  * config writer and its cross-instance follower, counter persistence, then the features of the
- * table (src/boot/features.ts). `close()` undoes it in reverse, after the in-flight requests.
+ * table (src/boot/features.ts). `close()` undoes it in reverse, after the in-flight requests:
+ * at a process's shutdown it waits for them up to the drain deadline, then ends those left.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -37,8 +38,54 @@ export interface GatewayOptions {
 export interface RunningGateway extends Gateway {
   /** In install order. */
   readonly features: readonly Installed[];
-  /** Waits for the requests in flight, then releases everything, last built first. */
-  close(): Promise<void>;
+  /**
+   * Waits for the requests in flight, then releases everything, last built first. With
+   * `shutdown` (the process is stopping) the wait is bounded: see {@link ShutdownOptions}.
+   */
+  close(shutdown?: ShutdownOptions): Promise<void>;
+}
+
+/**
+ * A process shutdown (SIGTERM): the server stops accepting, the requests in flight get
+ * `drainTimeoutMs` to finish; then their upstream calls are ended (a stream's last event is the
+ * `server_shutting_down` error, a waiting call answers 503 with that code) and they complete and
+ * are logged as far as they got; connections still open a moment later are cut. Then the call
+ * log is flushed and the rest closed, well within an orchestrator's grace period.
+ */
+export interface ShutdownOptions {
+  /** Stop accepting connections; settles once every open one has ended. */
+  stopListening(): Promise<void>;
+  /** Destroy the connections still open (a client that stopped reading). */
+  cutConnections(): void;
+  drainTimeoutMs: number;
+}
+
+/**
+ * The default drain deadline: with the manifests' 60 s grace period (and compose's
+ * `stop_grace_period`), minus the 5 s preStop, it leaves room to end, log and flush.
+ */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** After the deadline: how long the ended requests get to send their last event, then to be logged. */
+const END_GRACE_MS = 2_000;
+
+/** `GATEWAY_DRAIN_TIMEOUT_MS` (milliseconds, default 30 s); anything but a number >= 0 stops the start. */
+export function drainTimeoutFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.GATEWAY_DRAIN_TIMEOUT_MS?.trim();
+  if (!raw) return DEFAULT_DRAIN_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`GATEWAY_DRAIN_TIMEOUT_MS must be a number of milliseconds >= 0, not '${raw}'`);
+  return ms;
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function packageVersion(): Promise<string> {
@@ -60,10 +107,26 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
   const transport = createTransport();
   const closers: Array<() => unknown> = [() => store.close(), () => transport.close()];
   let config: Gateway['config'] | undefined;
-  const close = async () => {
+  /** The requests in flight are over (their connections closed, their log records made). */
+  const drain = async (shutdown: ShutdownOptions) => {
+    // The connections first, so that no request can arrive once the pipeline is released.
+    const over = shutdown
+      .stopListening()
+      .catch(() => {})
+      .then(() => config?.close());
+    if (await settlesWithin(over, shutdown.drainTimeoutMs)) return;
+    logger.warn('drain deadline passed: ending the requests still in flight', { drain_timeout_ms: shutdown.drainTimeoutMs });
+    transport.stop();
+    if (await settlesWithin(over, END_GRACE_MS)) return;
+    shutdown.cutConnections();
+    if (await settlesWithin(over, END_GRACE_MS)) return;
+    logger.error('requests still open after the drain deadline: flushing the call log without them');
+  };
+  const close = async (shutdown?: ShutdownOptions) => {
     // The config first: it stops the watcher and waits for the requests still in the pipeline,
     // whose last steps (the call log) still write into the features and the store.
-    await config?.close();
+    if (shutdown) await drain(shutdown);
+    else await config?.close();
     for (const closeNext of closers.reverse()) await closeNext();
     closers.length = 0;
   };

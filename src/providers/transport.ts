@@ -6,7 +6,7 @@
  * reply body is a ReplyBody fed straight from the socket instead of a Readable stream with
  * its promise machinery, which took about a third of a bare proxy's time per call.
  */
-import type { EventEmitter } from 'node:events';
+import { EventEmitter } from 'node:events';
 import type { Agent, Dispatcher } from 'undici';
 // The Agent alone, not undici's index: that loads fetch, WebSocket, caches and the rest besides,
 // ~5 MiB resident the gateway never uses (bench/README.md, issue 18).
@@ -35,6 +35,16 @@ export interface UpstreamReply {
 export interface Transport {
   send(call: UpstreamCall): Promise<UpstreamReply>;
   close(): Promise<void>;
+  /**
+   * Emits 'stop' once when the gateway gives up waiting for the calls in flight (the drain
+   * deadline at shutdown): every attempt still running then ends, and any later one at once.
+   */
+  readonly stopping?: StopSignal;
+}
+
+/** The transport's stop, as attempts (routing/call.ts) see it. */
+export interface StopSignal extends Pick<EventEmitter, 'on' | 'off'> {
+  readonly stopped: boolean;
 }
 
 /** The attempt's abort handle (routing/call.ts): an EventEmitter, no AbortSignal per call. */
@@ -124,7 +134,21 @@ function dispatch(agent: Agent, call: UpstreamCall): Promise<UpstreamReply> {
   });
 }
 
-export function createTransport(): Transport {
+class Stopping extends EventEmitter implements StopSignal {
+  stopped = false;
+  constructor() {
+    super();
+    this.setMaxListeners(0); // one listener per attempt in flight
+  }
+  stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.emit('stop');
+  }
+}
+
+export function createTransport(): Transport & { stop(): void } {
+  const stopping = new Stopping();
   const agents = new Map<number, Agent>();
   const agentFor = (connectTimeout: number) => {
     let agent = agents.get(connectTimeout);
@@ -136,6 +160,9 @@ export function createTransport(): Transport {
   };
   return {
     send: (call) => dispatch(agentFor(call.connectTimeoutMs), call),
+    stopping,
+    /** Ends the attempts in flight and any later one (the drain deadline has passed). */
+    stop: () => stopping.stop(),
     async close() {
       await Promise.all([...agents.values()].map((agent) => agent.close()));
       agents.clear();

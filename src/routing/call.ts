@@ -15,12 +15,13 @@ import type { ClientSignal } from '../http/client-signal.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
 import { decodeSse } from '../providers/sse.ts';
 import { BodyTooLargeError } from '../providers/reply-body.ts';
-import type { Transport, UpstreamReply } from '../providers/transport.ts';
+import type { StopSignal, Transport, UpstreamReply } from '../providers/transport.ts';
 import type { ProviderAdapter, StreamTranslator, Target, UpstreamRequest } from '../providers/types.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddings-types.ts';
 import { UpstreamStreamError, type SseEvent } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
+import { serviceUnavailable } from '../kernel/errors.ts';
 import { defaultMaxTokensFor } from './fit.ts';
 
 export interface AttemptInput {
@@ -64,7 +65,7 @@ class AttemptSignal extends EventEmitter {
 /** One shared reason: creating an Error per abort would capture (and source-map) a stack each time. */
 const ATTEMPT_ABORTED = Object.freeze(Object.assign(new Error('upstream call aborted by the gateway'), { code: 'UND_ERR_ABORTED' }));
 
-type DeadlineReason = 'client' | 'first_token' | 'total';
+type DeadlineReason = 'client' | 'first_token' | 'total' | 'shutdown';
 
 const ONCE = { once: true };
 const fireTimer = (deadline: Deadline, why: DeadlineReason) => deadline.fire(why);
@@ -75,14 +76,20 @@ class Deadline {
   reason: DeadlineReason | null = null;
   /** The client hanging up aborts the attempt; also handed out as the stream's abort handle. */
   readonly abort = () => this.fire('client');
+  /** The gateway stopped waiting for its requests at shutdown (the transport's drain deadline). */
+  private readonly stop = () => this.fire('shutdown');
   private readonly client: ClientSignal;
+  private readonly stopping: StopSignal | undefined;
   private readonly total: NodeJS.Timeout;
   private firstToken: NodeJS.Timeout | undefined;
 
-  constructor(client: ClientSignal, totalMs: number) {
+  constructor(client: ClientSignal, totalMs: number, stopping: StopSignal | undefined) {
     this.client = client;
+    this.stopping = stopping;
     if (client.aborted) this.fire('client');
     else client.addEventListener('abort', this.abort, ONCE);
+    if (stopping?.stopped) this.fire('shutdown');
+    else stopping?.on('stop', this.stop); // not once(): no wrapper per attempt; fire() runs once anyway
     this.total = setTimeout(fireTimer, totalMs, this, 'total');
   }
 
@@ -104,10 +111,17 @@ class Deadline {
     clearTimeout(this.total);
     clearTimeout(this.firstToken);
     this.client.removeEventListener('abort', this.abort);
+    this.stopping?.off('stop', this.stop);
   }
 }
 
+/** What a request still waiting on its upstream at the drain deadline gets (mid-stream: the last event). */
+const shuttingDown = () =>
+  serviceUnavailable('The gateway is shutting down and ended this request before the upstream finished; retry it.', 'server_shutting_down');
+
 function classify(error: unknown, timer: Deadline): unknown {
+  // Not an upstream verdict: no fallback or resume, no breaker count; the client is told why.
+  if (timer.reason === 'shutdown') return shuttingDown();
   if (error instanceof AttemptError) return error;
   if (timer.reason === 'client') return error; // the caller is gone: nothing to classify
   if (error instanceof UpstreamStreamError) return httpAttemptError({ ...error.info, status: error.info.status || 502 });
@@ -168,7 +182,7 @@ function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): 
 /** Non-stream attempt: the whole answer, translated. */
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const built = buildFor(input, false);
-  const timer = new Deadline(input.signal, input.timeouts.total);
+  const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer);
@@ -190,7 +204,7 @@ export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsRes
   const wire = input.adapter.embeddings!;
   const request = input.request as unknown as EmbeddingsRequest;
   const built = wire.buildRequest(request, input.target); // a refusal is no upstream failure (see buildFor)
-  const timer = new Deadline(input.signal, input.timeouts.total);
+  const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer);
@@ -211,7 +225,7 @@ const hasContent = (chunk: ChatChunk) =>
 /** Stream attempt: resolves once the first content token (or the finish) has arrived. */
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const built = buildFor(input, true);
-  const timer = new Deadline(input.signal, input.timeouts.total);
+  const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
   const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk[]>;

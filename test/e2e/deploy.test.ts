@@ -16,6 +16,7 @@ import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/boot/gateway.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway } from '../_setup.ts';
 
 const run = promisify(execFile);
@@ -40,6 +41,15 @@ function validateObject(obj: Obj) {
 /** The `${NAME}` references of a config text that have no default (those must be set). */
 const requiredVars = (text: string) =>
   [...new Set([...text.replace(/^\s*#.*$/gm, '').matchAll(/(?<!\$)\$\{(?!secret:)([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+
+/**
+ * What a SIGTERM may take, in seconds, for a container environment: the drain deadline
+ * (GATEWAY_DRAIN_TIMEOUT_MS or the default), then up to 4 s to end what is left (src/boot/gateway.ts),
+ * plus room to flush the call log and exit.
+ */
+const FLUSH_ROOM_S = 10;
+const shutdownSeconds = (env: Record<string, string | undefined>) =>
+  Number(env.GATEWAY_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_TIMEOUT_MS) / 1000 + 4 + FLUSH_ROOM_S;
 
 describe('deploy/kubernetes', { timeout: 60_000 }, () => {
   let objects: Obj[];
@@ -83,6 +93,15 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
     // Redis and PostgreSQL by URL, from the Secret.
     const env = Object.fromEntries(container.env.map((e: any) => [e.name, e]));
     for (const name of ['GATEWAY_MASTER_KEY', 'REDIS_URL', 'DATABASE_URL']) expect(env[name]?.valueFrom?.secretKeyRef?.name, name).toBe('llm-gateway');
+  });
+
+  it('a SIGTERM ends within the grace period: preStop, the drain deadline, ending the rest and the log flush', () => {
+    const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec;
+    const [container] = pod.containers;
+    const preStop = container.lifecycle.preStop.exec.command;
+    expect(preStop[0]).toBe('sleep');
+    const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value]));
+    expect(Number(preStop[1]) + shutdownSeconds(env)).toBeLessThanOrEqual(pod.terminationGracePeriodSeconds);
   });
 
   it('the Service, the PodDisruptionBudget and the HorizontalPodAutoscaler select and target the Deployment', () => {
@@ -141,6 +160,15 @@ describe('compose.yaml', () => {
     expect(gateway.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
     expect(gateway.volumes.some((v: string) => v.endsWith(':/etc/gateway/gateway.yaml:ro'))).toBe(true);
     expect(Object.keys(gateway.depends_on).sort()).toEqual(['postgres', 'redis']);
+    // Replicas share the OAuth keys through Redis, sealed under the master key: both are set.
+    expect(gateway.environment.GATEWAY_MASTER_KEY).toBeTruthy();
+  });
+
+  it('a SIGTERM ends within stop_grace_period: the drain deadline, ending the rest and the log flush', async () => {
+    const { gateway } = parse(await readFile('compose.yaml', 'utf8')).services;
+    const grace = /^(\d+)s$/.exec(gateway.stop_grace_period);
+    expect(grace, 'stop_grace_period in seconds').not.toBeNull();
+    expect(shutdownSeconds(gateway.environment)).toBeLessThanOrEqual(Number(grace![1]));
   });
 });
 

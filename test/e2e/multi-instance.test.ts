@@ -2,17 +2,21 @@
  * Several instances on one real Redis (127.0.0.1:6379): a key's rate limit holds across them, a
  * management change on one reaches the other within a second (pub/sub; each writes its own copy
  * of gateway.yaml from a sealed copy: the bus carries only the version, never a secret), and losing Redis fails open with health showing the cache degraded, then
- * recovers by itself. Each run uses a random key prefix so parallel runs never collide; the outage
- * is simulated with a TCP proxy in front of Redis that the test closes and reopens.
+ * recovers by itself. Instances started together on one Redis share one OAuth key set (sealed in
+ * the store), so a sign-in started on one goes on on the other. Each run uses a random key prefix
+ * so parallel runs never collide; the outage is simulated with a TCP proxy in front of Redis that
+ * the test closes and reopens.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisInstance, TEST_REDIS as REDIS, type Instance } from '../_instances.ts';
 import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { ALICE, authorizeUrl, Browser, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
 
 const prefix = `test:multi:${randomBytes(6).toString('hex')}:`;
 
@@ -184,5 +188,89 @@ describe('losing Redis', () => {
     await proxy.start();
     await timeUntil(async () => (await health()).components.cache === 'operational', 10000);
     await expect(chat(c, DEMO_KEY)).resolves.toBeTruthy();
+  });
+});
+
+describe('OAuth across instances on one Redis', () => {
+  /** The public address both instances answer for (the issuer); each request is sent to one of them. */
+  const ISSUER = 'http://gateway.example';
+  const oauthPrefix = `test:multi-oauth:${randomBytes(6).toString('hex')}:`;
+  const started: Instance[] = [];
+  afterAll(() => Promise.all(started.map((i) => i.close())));
+
+  async function startPair(env: Array<Record<string, string>> = [{}, {}]) {
+    const pair = await Promise.all(env.map((e) => startRedisInstance('oauth.yaml', REDIS, oauthPrefix, { GATEWAY_BASE_URL: ISSUER, ...e })));
+    started.push(...pair);
+    return pair;
+  }
+
+  /** Drive the sign-in like a browser behind a load balancer: step `i` reaches instance `i % 2`. */
+  async function signInAcross(pair: Instance[]) {
+    const browser = new Browser();
+    const state = randomBytes(8).toString('hex');
+    let url = authorizeUrl(ISSUER, { scope: 'read:user', state });
+    const at = (step: number, href: string) => href.replace(ISSUER, pair[step % 2]!.url);
+    let response = await browser.request(at(0, url));
+    for (let step = 1; step < 14; step++) {
+      if (response.status >= 300 && response.status < 400) {
+        const location = new URL(response.headers.get('location')!, url);
+        if (location.href.startsWith(REDIRECT)) return { code: location.searchParams.get('code'), state: location.searchParams.get('state') };
+        url = location.href;
+        response = await browser.request(at(step, url));
+        continue;
+      }
+      const body = await response.text();
+      if (response.status === 200 && /name="password"/.test(body)) {
+        response = await browser.postForm(at(step, url), { action: 'login', email: ALICE.email, password: ALICE.password });
+      } else if (response.status === 200 && /value="consent"/.test(body)) {
+        response = await browser.postForm(at(step, url), { action: 'consent' });
+      } else {
+        throw new Error(`the sign-in stopped at step ${step} (HTTP ${response.status}): ${body.slice(0, 300)}`);
+      }
+    }
+    throw new Error('the sign-in did not finish');
+  }
+
+  it('two instances started at the same moment publish one key set, and a sign-in started on A finishes on B', async () => {
+    const [a, b] = await startPair();
+    const { code, state } = await signInAcross([a, b]);
+    expect(code).toBeTruthy();
+    expect(state).toHaveLength(16);
+    const token = await tokenRequest(b.url, { grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT }, DASHBOARD);
+    expect(token.status).toBe(200);
+    const settings = await fetch(`${a.url}/v1/settings`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
+    expect(settings.status).toBe(200);
+    const jwksA = await (await fetch(`${a.url}/oauth/jwks`)).json();
+    const jwksB = await (await fetch(`${b.url}/oauth/jwks`)).json();
+    expect(jwksA).toEqual(jwksB);
+
+    // Redis holds the set sealed: no private key in clear.
+    const reader = new Redis(REDIS);
+    const stored = (await reader.get(`${oauthPrefix}gw:oauth:jwks`)) ?? '';
+    reader.disconnect();
+    expect(stored).not.toBe('');
+    expect(stored).not.toContain('"d"');
+  });
+
+  it('the first instance on a Redis shares the key file it already has (keys in use never change)', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'gw-keys-'));
+    try {
+      const dataDir = join(own, 'data');
+      await mkdir(dataDir, { recursive: true });
+      const jwk = { kty: 'RSA', kid: 'kept-key', use: 'sig', alg: 'RS256' };
+      const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+      await writeFile(join(dataDir, 'oauth-jwks.json'), JSON.stringify({ keys: [{ ...key, ...jwk }] }), { mode: 0o600 });
+      const fresh = `test:multi-oauth:${randomBytes(6).toString('hex')}:`;
+      const first = await startRedisInstance('oauth.yaml', REDIS, fresh, { GATEWAY_BASE_URL: ISSUER, GATEWAY_DATA_DIR: dataDir });
+      started.push(first);
+      const second = await startRedisInstance('oauth.yaml', REDIS, fresh, { GATEWAY_BASE_URL: ISSUER });
+      started.push(second);
+      for (const instance of [first, second]) {
+        const jwks = (await (await fetch(`${instance.url}/oauth/jwks`)).json()) as { keys: Array<{ kid: string; n: string }> };
+        expect(jwks.keys.map((k) => [k.kid, k.n])).toEqual([['kept-key', key.n]]);
+      }
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 });

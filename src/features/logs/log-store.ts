@@ -3,7 +3,7 @@
  * else the embedded SQLite file under the data directory, run in a worker thread so its
  * synchronous driver never blocks the event loop. Migrations run before it is returned.
  */
-import { createPostgresLogStore } from './postgres.ts';
+import { createPostgresLogStore, type PostgresLogStoreOptions } from './postgres.ts';
 import { createThreadedSqliteLogStore } from './sqlite-threaded.ts';
 import type { LogStore } from './types.ts';
 import { withDeferredMigration } from './deferred-migration.ts';
@@ -17,16 +17,20 @@ export interface LogStoreOptions {
   pgSchema?: string;
   /** Errors outside any call: idle PostgreSQL connections, a crashed SQLite worker. */
   onError?: (error: Error) => void;
+  /** PostgreSQL connect and migration timeouts, shorter in tests (defaults in postgres.ts). */
+  pgTimeouts?: Pick<PostgresLogStoreOptions, 'connectTimeoutMs' | 'migrationQueryTimeoutMs'>;
 }
 
 /**
  * Opens and migrates the log store chosen by the options. A PostgreSQL server that does not
- * answer at start does not stop the gateway: the store migrates on first use once it does
- * (see deferred-migration.ts). A local SQLite file that cannot be opened is a startup error.
+ * answer at start, refusing the connection or accepting it and then staying silent past the
+ * connect or migration timeout, does not stop the gateway: the store migrates on first use once
+ * it answers (see deferred-migration.ts). A local SQLite file that cannot be opened is a startup
+ * error.
  */
 export async function createLogStore(options: LogStoreOptions): Promise<LogStore> {
   const store = options.databaseUrl
-    ? await createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError })
+    ? await createPostgresLogStore({ connectionString: options.databaseUrl, schema: options.pgSchema, onError: options.onError, ...options.pgTimeouts })
     : createThreadedSqliteLogStore({ dataDir: options.dataDir, onError: options.onError });
   try {
     await store.migrate();

@@ -3,6 +3,7 @@
  * It fails (never skips) when PostgreSQL is unreachable: CI must run it.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createLogStore } from './log-store.ts';
@@ -35,6 +36,75 @@ async function openStore() {
 }
 
 describeLogStore('postgres', openStore);
+
+/** A TCP server that accepts connections and never answers (a hung host, an orphaned proxy). */
+async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/test`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+describe('postgres that does not answer at start', () => {
+  it('a server that accepts the connection and stays silent does not hold the start: the store is deferred, with a warning', async () => {
+    const silent = await silentServer();
+    const warnings: string[] = [];
+    try {
+      const started = Date.now();
+      const store = await createLogStore({
+        dataDir: '/nonexistent', databaseUrl: silent.url, pgTimeouts: { connectTimeoutMs: 300 }, onError: (e) => warnings.push(e.message),
+      });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(warnings).toEqual([expect.stringMatching(/^log database unreachable at start, will retry: .*timeout/)]);
+      await expect(store.insertBatch([makeRecord({ id: 'log_silent' })])).rejects.toThrow(/not ready|timeout/);
+      await store.close();
+    } finally {
+      await silent.close();
+    }
+  }, 10_000);
+
+  it('a migration stuck behind a lock is bounded, and runs once the lock is gone', async () => {
+    const schema = `gw_logs_test_${randomBytes(6).toString('hex')}`;
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    // The lock every migration takes first (postgres.ts MIGRATION_LOCK), held by "another instance".
+    await holder.query('SELECT pg_advisory_lock(7340211901)');
+    const warnings: string[] = [];
+    let store: Awaited<ReturnType<typeof createLogStore>> | undefined;
+    try {
+      store = await createLogStore({
+        dataDir: '/nonexistent', databaseUrl: url, pgSchema: schema, pgTimeouts: { migrationQueryTimeoutMs: 300 }, onError: (e) => warnings.push(e.message),
+      });
+      expect(warnings).toEqual([expect.stringMatching(/unreachable at start, will retry: Query read timeout/)]);
+      await holder.query('SELECT pg_advisory_unlock(7340211901)');
+      const deadline = Date.now() + 8000;
+      for (;;) {
+        try {
+          await store.insertBatch([makeRecord({ id: 'log_late' })]);
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      expect(await store.get('log_late')).toMatchObject({ id: 'log_late' });
+    } finally {
+      await store?.close();
+      await holder.end();
+      await dropSchema(schema);
+    }
+  }, 15_000);
+});
 
 describe('postgres log store specifics', () => {
   it('migrates concurrently started instances once', async () => {

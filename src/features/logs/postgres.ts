@@ -21,11 +21,21 @@ export interface PostgresLogStoreOptions {
   max?: number;
   /** Called on errors of idle pooled connections (which would otherwise crash the process). */
   onError?: (error: Error) => void;
+  /** Longest wait for a connection, new or pooled (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Longest wait for each query of a migration (default 30 s). */
+  migrationQueryTimeoutMs?: number;
 }
 
 // 30 columns per row: 500 rows stay far below PostgreSQL's 65535 bind parameters.
 const ROWS_PER_STATEMENT = 500;
 const MIGRATION_LOCK = 7_340_211_901;
+/**
+ * Without these a server that accepts the TCP connection but never answers (a hung host, a
+ * proxy whose backend is gone) holds a connect or a query forever, and the start with it.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+const MIGRATION_QUERY_TIMEOUT_MS = 30_000;
 const RETURNED = 'created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
 
 /**
@@ -40,7 +50,9 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     connectionString: options.connectionString,
     max: options.max ?? 5,
     options: schema ? `-c search_path=${schema}` : undefined,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
   });
+  const migrationTimeout = options.migrationQueryTimeoutMs ?? MIGRATION_QUERY_TIMEOUT_MS;
   pool.on('error', (e) => options.onError?.(e));
 
   /** Run `work` in one transaction on one pooled connection, rolled back on any failure. */
@@ -50,11 +62,16 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       await client.query('BEGIN');
       await work(client);
       await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
       client.release();
+    } catch (e) {
+      // A connection whose query timed out may never answer a ROLLBACK: drop it instead (the
+      // server rolls back a transaction whose connection is gone).
+      if (isQueryTimeout(e)) client.release(e as Error);
+      else {
+        await client.query('ROLLBACK').catch(() => {});
+        client.release();
+      }
+      throw e;
     }
   }
 
@@ -63,19 +80,21 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
 
     migrate() {
       return inTransaction(async (client) => {
+        // Each statement is bounded: a stuck one fails the migration as a down server does, and
+        // the store then migrates later (deferred-migration.ts) instead of holding the start.
+        // pg reads `query_timeout` from a query's config as well (its types know it on the client only).
+        const query = (text: string, values?: unknown[]) => client.query(Object.assign({ text, values }, { query_timeout: migrationTimeout }));
         // Several instances may start together: one migrates, the others wait and find it done.
-        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-        if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        if (schema) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await query(`CREATE TABLE IF NOT EXISTS schema_migrations (
           version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-        const { rows } = await client.query('SELECT version FROM schema_migrations');
+        const { rows } = await query('SELECT version FROM schema_migrations');
         const applied = new Set(rows.map((r) => Number(r.version)));
         for (const m of postgresMigrations) {
           if (applied.has(m.version)) continue;
-          await client.query(m.sql);
-          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-            m.version, m.name, Date.now(),
-          ]);
+          await query(m.sql);
+          await query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
         }
       });
     },
@@ -139,6 +158,11 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       await pool.end();
     },
   };
+}
+
+/** pg's own client-side timeout of a query (`query_timeout`). */
+function isQueryTimeout(error: unknown): boolean {
+  return (error as Error)?.message === 'Query read timeout';
 }
 
 function insertSql(rows: number): string {

@@ -20,7 +20,7 @@ export interface OAuthDeps {
 
 export async function installOAuth({ runtime, logger }: FeatureContext, deps: OAuthDeps): Promise<Installed & { provider: ProviderHandle }> {
   // The keys at start: their file is created, or tightened, now rather than at the first sign-in.
-  const keys = await loadOAuthKeys(runtime.dataDir);
+  const keys = await loadOAuthKeys(runtime, logger);
   const provider = providerHandle(() => createOAuthProvider(runtime, logger, keys, deps.firstPartyClients));
   return {
     provider,
