@@ -47,6 +47,15 @@ export interface Outcome {
   durationMs: number;
 }
 
+/**
+ * Everything the answer generated, as text, for estimating its tokens when the upstream reported
+ * no usage: the content, and for a stream its refusals, reasoning and tool calls too.
+ */
+export function generatedText(outcome: Outcome): string {
+  const other = outcome.assembly?.otherOutput();
+  return other ? outcome.text + other : outcome.text;
+}
+
 /** Answered from a cache (exact or semantic): no upstream tokens were bought. */
 export const answeredFromCache = (outcome: Outcome) => outcome.cache === 'hit' || outcome.cache === 'semantic-hit';
 

@@ -49,6 +49,21 @@ export class StreamAssembly {
     }
   }
 
+  /**
+   * What the stream generated besides its content (which the outcome's `text` holds): refusals,
+   * reasoning, tool-call names and arguments. Usage estimates count it too, so a stream of tool
+   * calls cut before its usage chunk is never taken for an empty answer.
+   */
+  otherOutput(): string {
+    let text = '';
+    for (const state of this.choices.values()) {
+      if (state.refusal) text += state.refusal;
+      if (state.reasoning) text += state.reasoning;
+      for (const call of state.calls.values()) text += `${call.function.name} ${call.function.arguments} `;
+    }
+    return text;
+  }
+
   /** Nothing came through yet (no chunk with a choice). */
   get empty(): boolean {
     return this.choices.size === 0;

@@ -7,7 +7,7 @@
  */
 import { estimatePromptTokens, estimateTokens } from '../kernel/estimate-tokens.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
-import { answeredFromCache, type Outcome } from '../pipeline/outcome.ts';
+import { answeredFromCache, generatedText, type Outcome } from '../pipeline/outcome.ts';
 import type { LogRecord } from '../features/logs/types.ts';
 
 /** The ledger row's fields that the pipeline knows as they are (costs and billing come later). */
@@ -40,7 +40,8 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
   const model = served ? ctx.snapshot.models.get(served.model) ?? findModel(ctx, served.provider, served.upstreamModel) : undefined;
   const usage = outcome.usage;
   // Only an answer that produced something can be estimated; an upstream error generated nothing.
-  const estimate = !usage && served !== undefined && outcome.text.length > 0;
+  const generated = usage ? '' : generatedText(outcome);
+  const estimate = !usage && served !== undefined && generated.length > 0;
   const logBodies = ctx.settings.security.request_logging;
   return {
     id: ctx.id,
@@ -53,7 +54,7 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     provider_id: served?.provider ?? null,
     model: served?.model ?? ctx.body.model ?? '',
     request_tokens: usage?.prompt_tokens ?? (estimate ? estimatePromptTokens(ctx.body.messages) : 0),
-    response_tokens: usage?.completion_tokens ?? (estimate ? estimateTokens(outcome.text) : 0),
+    response_tokens: usage?.completion_tokens ?? (estimate ? estimateTokens(generated) : 0),
     cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
     reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
     tokens_estimated: estimate,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../pipeline/context.ts';
 import type { Principal } from '../pipeline/principal.ts';
+import { StreamAssembly } from '../pipeline/stream-assembly.ts';
 import { createTestContext, testConfig, testRuntime } from '../pipeline/test-context.ts';
 import { quotaCounter, quotaKey } from '../quota/counter.ts';
 import rateLimit, { actualTokens, reserveEstimate } from './rate-limit.ts';
@@ -44,6 +45,14 @@ describe('token reservation estimate', () => {
     const outcome = { ...ctx.outcome, text: 'a'.repeat(40) };
     expect(actualTokens(ctx, outcome)).toBe(Math.ceil(ctx.rawBodyText!.length / 4) + 10);
     expect(actualTokens(ctx, { ...outcome, usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } })).toBe(7);
+  });
+
+  it('counts streamed tool calls too: a stream of tool calls cut before its usage is never free', () => {
+    const ctx = received({ model: 'm', messages: [{ role: 'user', content: 'hello there' }] });
+    const assembly = new StreamAssembly();
+    const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'f', arguments: 'x'.repeat(77) } };
+    assembly.add({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] });
+    expect(actualTokens(ctx, { ...ctx.outcome, streamed: true, assembly })).toBe(Math.ceil(ctx.rawBodyText!.length / 4) + 20);
   });
 });
 

@@ -16,7 +16,7 @@
  */
 import { insufficientQuota, rateLimited } from '../kernel/errors.ts';
 import type { GatewayContext } from '../pipeline/context.ts';
-import { answeredFromCache, type Outcome } from '../pipeline/outcome.ts';
+import { answeredFromCache, generatedText, type Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import type { QuotaRule, RateRule, RateState, StateStore } from '../store/types.ts';
 import { describeBudget, gatewayTimeZone, groupBudget, keyBudget, providerBudget, type Budget } from '../quota/budgets.ts';
@@ -76,8 +76,9 @@ export function actualTokens(ctx: GatewayContext, outcome: Outcome): number {
   if (answeredFromCache(outcome)) return 0;
   if (outcome.usage?.total_tokens !== undefined) return outcome.usage.total_tokens;
   // A stream without a usage chunk (or an aborted one): estimate from what was sent and received.
-  if (!outcome.text) return 0;
-  return promptEstimate(ctx) + Math.ceil(outcome.text.length / 4);
+  const generated = generatedText(outcome);
+  if (!generated) return 0;
+  return promptEstimate(ctx) + Math.ceil(generated.length / 4);
 }
 
 /**

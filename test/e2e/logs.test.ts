@@ -4,7 +4,7 @@
  * carries bodies only while the account's request_logging is on.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
+import { DEMO_KEY, MASTER_KEY, useGateway, waitForLogRecord } from '../_setup.ts';
 
 const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
 const state = useGateway('logs.yaml');
@@ -220,5 +220,18 @@ describe('call logs', () => {
     const unstreamed = (await admin(`/v1/admin/logs/${newest.id}`)).body.response;
     expect(unstreamed).toEqual(whole);
     expect(unstreamed.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' });
+  });
+
+  it('bills a stream of tool calls the upstream cut before its usage, never zero', async () => {
+    state.mock.setBehavior('cut', { cutBeforeFinish: true });
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    const res = await chat(OTHER_KEY, { model: 'mock/cut', stream: true, tools, messages: [{ role: 'user', content: 'Paris' }] });
+    const body = await res.text();
+    expect(body).toContain('get_weather');
+    expect(body).not.toContain('[DONE]');
+    const detail = await waitForLogRecord(state.gw, res.headers.get('x-request-id')!);
+    expect(detail).toMatchObject({ model: 'mock/cut', status: 'error', stream: true, billed: true });
+    expect(detail.response_tokens).toBeGreaterThan(0);
+    expect(detail.request_tokens).toBeGreaterThan(0);
   });
 });

@@ -14,6 +14,8 @@ export interface Behavior {
   chunkDelayMs?: number;
   /** Destroy the connection after this many content chunks. */
   cutAfterChunks?: number;
+  /** Destroy the connection after every content chunk (or tool call) but before the finish and usage. */
+  cutBeforeFinish?: boolean;
   /** End the response cleanly after this many content chunks: no finish, no end marker, no error. */
   truncateAfterChunks?: number;
   /** Stop sending (keep the connection open) after this many content chunks. */

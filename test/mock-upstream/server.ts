@@ -159,6 +159,11 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       if (piece === null) writer.tool(plan.toolCall!);
       else writer.text(piece);
     }
+    if (behavior.cutBeforeFinish) {
+      await sleep(20);
+      res.destroy();
+      return;
+    }
     writer.finish(plan.toolCall ? 'tool_calls' : 'stop');
     if (behavior.holdAfterFinish) return; // finished, but neither end marker nor close
     if (!behavior.omitDone) writer.end();
