@@ -27,8 +27,19 @@ function applyAccountDefaults(ctx: GatewayContext) {
   const { api } = ctx.settings;
   const raw = ctx.rawBody as Record<string, unknown>;
   if (!ctx.body.model && api.default_model) ctx.body.model = api.default_model;
-  if (raw.stream === undefined && api.stream_by_default) ctx.body.stream = true;
+  if (raw.stream === undefined && api.stream_by_default && mayStream(ctx.request)) ctx.body.stream = true;
   if (raw.temperature === undefined) ctx.body.temperature = api.default_temperature;
+}
+
+/**
+ * Whether a request that leaves `stream` out may be answered with a stream: not when its Accept
+ * header asks for JSON only. The official SDKs send `Accept: application/json` and leave `stream`
+ * out of every non-streamed call; answering those with SSE would hand them a string of events.
+ */
+function mayStream(request: Request): boolean {
+  const accept = request.headers.get('accept');
+  if (!accept) return true;
+  return !/application\/json/i.test(accept) || /text\/event-stream|\*\/\*/i.test(accept);
 }
 
 export default definePlugin({

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, useGateway } from '../_setup.ts';
+import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, useGateway } from '../_setup.ts';
 
 const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
 const state = useGateway('settings.yaml');
@@ -121,6 +121,14 @@ describe('settings', () => {
     expect(explicit.headers.get('content-type')).toMatch(/application\/json/);
     expect(((await explicit.json()) as any).model).toBe('gpt-4o-mini');
     expect(state.mock.requests[1]!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 1.1 });
+    // A client that asks for JSON only (the official SDKs leave `stream` out of every plain call) gets JSON.
+    const sdk = await client(state.gw).chat.completions.create({ messages: [{ role: 'user', content: 'hi' }] } as never);
+    expect(sdk.choices[0]!.message.content).toBeTruthy();
+    const stream = await client(state.gw).chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], stream: true } as never);
+    let chunks = 0;
+    for await (const _chunk of stream as AsyncIterable<unknown>) chunks++;
+    expect(chunks).toBeGreaterThan(0);
+    state.mock.requests.length = 2;
     // Another account keeps the gateway defaults.
     expect((await chat({ model: 'gpt-4o-mini' }, OTHER_KEY)).headers.get('content-type')).toMatch(/application\/json/);
     expect(state.mock.requests[2]!.body.temperature).toBe(0.7);
