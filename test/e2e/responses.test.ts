@@ -297,6 +297,10 @@ describe('background responses', () => {
     expect(done.usage?.output_tokens).toBe(2);
     const missing = await client(env.gw).responses.retrieve('resp_unknown').catch((e) => e);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    // Replaying its events as a stream is refused, not answered with JSON the SDK reads as no events.
+    const replay = await client(env.gw).responses.retrieve(queued.id, { stream: true }).catch((e) => e);
+    expect(replay).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(replay.error).toMatchObject({ code: 'unsupported_parameter', param: 'stream' });
   });
 
   it('stores a failed background call as failed with the error', async () => {
@@ -385,6 +389,8 @@ describe('parameters of the responses body', () => {
       [{ top_logprobs: 2 }, 'top_logprobs', /'top_logprobs' is not supported/],
       [{ conversation: 'conv_1' }, 'conversation', /'conversation' is not supported/],
       [{ bogus_parameter: 1 }, 'bogus_parameter', /^Unknown parameter: 'bogus_parameter'\.$/],
+      [{ tools: [{ type: 'web_search' }] }, 'tools[0].type', /built-in tool 'web_search'/],
+      [{ background: true, stream: true }, 'stream', /not streamed here/],
     ];
     for (const [extra, param, message] of cases) {
       const error = await client(env.gw)

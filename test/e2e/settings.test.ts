@@ -126,7 +126,7 @@ describe('settings', () => {
     expect(sdk.choices[0]!.message.content).toBeTruthy();
     const stream = await client(state.gw).chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], stream: true } as never);
     let chunks = 0;
-    for await (const _chunk of stream as AsyncIterable<unknown>) chunks++;
+    for await (const _chunk of stream as unknown as AsyncIterable<unknown>) chunks++;
     expect(chunks).toBeGreaterThan(0);
     state.mock.requests.length = 2;
     // Another account keeps the gateway defaults.

@@ -9,7 +9,7 @@ import type { Gateway } from '../../pipeline/gateway.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { clientSignal } from '../../http/client-signal.ts';
 import { createContext } from '../../pipeline/context.ts';
-import { missingApiKey, notFound } from '../../kernel/errors.ts';
+import { missingApiKey, notFound, unsupportedParameter } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { json } from '../../http/route.ts';
@@ -46,6 +46,8 @@ export async function handleResponses(gateway: Gateway, logger: Logger, running:
   }
   if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, raw);
   if (raw.background === true) {
+    // OpenAI streams a background run's events too; here it is polled (GET) instead.
+    if (raw.stream === true) throw unsupportedParameter("A background response is not streamed here: send 'stream' false and poll GET /api/v1/responses/{id}.", 'stream');
     const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger, running });
     return json(queued);
   }
@@ -64,7 +66,11 @@ export function responsesRoutes(running: BackgroundRuns): RouteDef[] {
       method: 'GET',
       path: `${RESPONSES_PATH}/:id`,
       access: 'key',
-      async handler({ params, principal, runtime }) {
+      async handler({ params, principal, runtime, query }) {
+        const stream = query.get('stream');
+        if (stream !== null && stream !== 'false') {
+          throw unsupportedParameter('A stored response is not replayed as a stream here: retrieve it without `stream`.', 'stream');
+        }
         const found = await getResponse(runtime, params.id, ownerOf(principal));
         if (!found) throw notStored(params.id);
         return found;

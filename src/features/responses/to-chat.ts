@@ -4,7 +4,7 @@
  * Responses tool shape becomes chat tools, and the 4.11 defaults are applied.
  */
 import { precompiledValidators, bodyValidator } from '../inference/validate-body.ts';
-import { invalidValue } from '../../kernel/errors.ts';
+import { invalidValue, unsupportedParameter } from '../../kernel/errors.ts';
 import { refuseUnservedFields } from './fields.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolDefinition } from '../../providers/openai-types.ts';
 import type { ResponsesInputItem, ResponsesPart, ResponsesRequest } from './types.ts';
@@ -86,6 +86,7 @@ export const instructionMessages = (body: { instructions?: unknown }): 0 | 1 => 
 
 /** Validate a responses body and build the chat request the pipeline runs on. */
 export function responsesToChat(raw: unknown): ChatRequest {
+  refuseBuiltInTools((raw as { tools?: unknown } | null)?.tools);
   const body = validateResponsesBody(raw);
   refuseUnservedFields(body as unknown as Record<string, unknown>);
   const messages = inputToMessages(body.input);
@@ -119,4 +120,19 @@ export function responsesToChat(raw: unknown): ChatRequest {
   if (body.text?.verbosity) request.verbosity = body.text.verbosity;
   for (const hint of HINTS) if (body[hint] !== undefined && body[hint] !== null) request[hint] = body[hint];
   return request;
+}
+
+/**
+ * OpenAI's built-in tools (web_search, file_search, code_interpreter, computer_use, mcp...) run
+ * at OpenAI: only function tools can be offered to a model here. Checked before the body's
+ * schema, which would otherwise name the function fields such a tool lacks.
+ */
+function refuseBuiltInTools(tools: unknown): void {
+  if (!Array.isArray(tools)) return;
+  tools.forEach((tool, i) => {
+    const type = (tool as { type?: unknown } | null)?.type;
+    if (typeof type === 'string' && type !== 'function') {
+      throw unsupportedParameter(`The built-in tool '${type}' runs at OpenAI and is not available here: only function tools are supported.`, `tools[${i}].type`);
+    }
+  });
 }
