@@ -12,6 +12,8 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
 
 async function expectError(response: Response, status: number, code: string | null, param: string | null = null) {
   expect(response.status).toBe(status);
+  // Even refused before the pipeline, an answer has its request id (the SDKs' `request_id`).
+  expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
   const body = await response.json();
   expect(Object.keys(body)).toEqual(['error']);
   expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
