@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { sample } from '../prometheus-sample.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERIES = { model: 'mock/gpt-4o-mini', provider: 'mock', status: '200' };
@@ -59,17 +60,6 @@ async function chat() {
   });
   await res.text();
   return res.status;
-}
-
-/** One sample's value, labels matched exactly (order-insensitive); 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return 0;
 }
 
 /** `times` scrapes, each on a new connection (so the kernel spreads them over the workers). */

@@ -6,6 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY, useGateway } from '../_setup.ts';
+import { sample } from '../prometheus-sample.ts';
 
 const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
 const state = useGateway('metrics.yaml');
@@ -14,17 +15,6 @@ const second = useGateway('logs.yaml');
 async function scrape(url: string, token?: string) {
   const res = await fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
-}
-
-/** The value of one sample, labels matched exactly (order-insensitive); 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return 0;
 }
 
 async function chat(url: string, key: string, body: Record<string, unknown>) {
