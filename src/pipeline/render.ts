@@ -40,6 +40,14 @@ export function withHeadersMark<R extends Response>(response: R): R {
   return response;
 }
 
+/**
+ * A whole JSON answer the gateway rendered: srvx's FastResponse (a native Response would wrap the
+ * string in a web stream that srvx then reads back), with the context's headers, marked so.
+ */
+export function jsonAnswer(ctx: GatewayContext, text: string): Response {
+  return withHeadersMark(new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) }));
+}
+
 /** The answer's headers as a plain object: the context's, then `init` (srvx's FastResponse takes these as they are). */
 export function plainHeaders(ctx: GatewayContext, init: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -161,8 +169,7 @@ export const chatRenderer: Renderer = {
   json(ctx, completion) {
     const text = JSON.stringify(completion);
     if (ctx.outcome.response === completion) ctx.outcome.responseText = text; // the log reuses it
-    // A native Response would wrap the string in a web stream that srvx then reads back.
-    return withHeadersMark(new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) }));
+    return jsonAnswer(ctx, text);
   },
   stream(ctx, chunks, abort) {
     const body = sseBody(

@@ -4,10 +4,9 @@
  * embeddings endpoint), tried in turn with retries, fallbacks and the breaker (try-targets.ts).
  * The answer is rendered here: float vectors, or base64 of their float32 bytes when asked.
  */
-import { FastResponse } from 'srvx';
 import type { GatewayContext } from '../pipeline/context.ts';
 import { capabilityNotSupported, embeddingsNotSupported } from '../kernel/errors.ts';
-import { plainHeaders } from '../pipeline/render.ts';
+import { jsonAnswer } from '../pipeline/render.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../providers/embeddings-types.ts';
 import type { Target } from '../providers/types.ts';
 import { callEmbeddings } from './call.ts';
@@ -61,5 +60,5 @@ export async function serveEmbeddings(ctx: GatewayContext, now: () => number): P
     for (const item of answer.data) if (Array.isArray(item.embedding)) item.embedding = toBase64(item.embedding);
   }
   const text = JSON.stringify({ object: 'list', data: answer.data, model: answer.model, usage: answer.usage });
-  return new FastResponse(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
+  return jsonAnswer(ctx, text);
 }

@@ -3,7 +3,7 @@
  * chunk stream becomes the Responses event stream (`event:` lines, `sequence_number`).
  */
 import type { GatewayContext } from '../../pipeline/context.ts';
-import { plainHeaders, sseBody, sseResponse, type Renderer } from '../../pipeline/render.ts';
+import { jsonAnswer, sseBody, sseResponse, type Renderer } from '../../pipeline/render.ts';
 import { responseFromCompletion } from './object.ts';
 import { saveResponse } from './store.ts';
 import { responseEvents, type ResponseEvent } from './stream.ts';
@@ -18,7 +18,7 @@ export const responsesRenderer: Renderer = {
     void storeIfAsked(ctx, response);
     const text = JSON.stringify(response);
     ctx.outcome.responseText = text; // the log keeps what the client got, in the responses shape
-    return new Response(text, { status: 200, headers: plainHeaders(ctx, { 'content-type': 'application/json' }) });
+    return jsonAnswer(ctx, text);
   },
   stream(ctx, chunks, abort) {
     let sequence = 0;
