@@ -5,9 +5,7 @@
  * here, since these values change on management calls and sign-ins (tens of microseconds each,
  * WAL without an fsync per commit), never per inference request.
  */
-import Database from 'better-sqlite3';
-import { dirname } from 'node:path';
-import { makePrivateDirSync, makePrivateFileSync } from '../kernel/private-files.ts';
+import { openSqliteFile } from './sqlite-file.ts';
 
 export interface DurableEntry {
   key: string;
@@ -25,12 +23,7 @@ export interface DurableFile {
 }
 
 export function openDurableFile(file: string): DurableFile {
-  makePrivateDirSync(dirname(file));
-  makePrivateFileSync(file, [`${file}-wal`, `${file}-shm`]);
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openSqliteFile(file);
   db.exec('CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID');
   const upsert = db.prepare(
     'INSERT INTO state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { makePrivateDirSync, makePrivateFileSync } from '../../kernel/private-files.ts';
+import { openSqliteFile } from '../../store/sqlite-file.ts';
 import { fromScaled, toNano } from '../../kernel/decimal.ts';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
@@ -41,14 +41,7 @@ const DELETE_CHUNK = 5_000;
 /** Opens (creating if needed) the SQLite log store. Call `migrate()` before use. */
 export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   const file = options.file ?? join(options.dataDir ?? './data', 'gateway.db');
-  if (file !== ':memory:') {
-    makePrivateDirSync(join(file, '..'));
-    makePrivateFileSync(file, [`${file}-wal`, `${file}-shm`]);
-  }
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openSqliteFile(file);
   // 8 MiB of page cache (default 2 MiB): the indexes' right edges and the rollup stay in memory.
   // 32 MiB filled up under load and stayed resident (bench/README.md, issue 18).
   db.pragma('cache_size = -8192');
