@@ -30,6 +30,16 @@ describe('bad input gets a clear 4xx in the OpenAI error shape', () => {
     await expectError(await post('/api/v1/chat/completions', '{"model": '), 400, 'invalid_json');
   });
 
+  it('a wrong key with a bad body is 401, as OpenAI answers it, on every inference route', async () => {
+    const wrongKey = { authorization: 'Bearer sk-bf-not-a-key-000000000000000000000000' };
+    for (const path of ['/api/v1/chat/completions', '/api/v1/embeddings', '/api/v1/responses']) {
+      await expectError(await post(path, '{"model": ', wrongKey), 401, 'invalid_api_key');
+      await expectError(await post(path, JSON.stringify({ model: 7 }), wrongKey), 401, 'invalid_api_key');
+    }
+    // The right key with the same bodies still learns what is wrong with them.
+    await expectError(await post('/api/v1/responses', JSON.stringify({ model: 7 })), 400, 'invalid_body', 'input');
+  });
+
   it('a non-JSON content type is 415', async () => {
     await expectError(await post('/api/v1/chat/completions', chat({}), { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
   });

@@ -9,6 +9,7 @@ import { createContext, type Endpoint } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { readJson } from '../../http/read-body.ts';
+import { readBodyCredentialFirst } from './credential-first.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
 import { clientSignal } from '../../http/client-signal.ts';
 import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
@@ -22,9 +23,11 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
   const { snapshot, pipeline } = gateway.config.current();
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
-  const raw = await readJson(request, snapshot.config.server.body_limit);
-  refuseDeepBody(raw.value);
-  const body = toChat(raw.value);
+  const { raw, body } = await readBodyCredentialFirst(gateway, request, async () => {
+    const raw = await readJson(request, snapshot.config.server.body_limit);
+    refuseDeepBody(raw.value);
+    return { raw, body: toChat(raw.value) };
+  });
   const ctx = createContext({
     request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
   });

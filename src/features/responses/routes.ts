@@ -19,6 +19,7 @@ import { cancelResponse, deleteResponse, getResponse, ownerOf } from './store.ts
 import { withPreviousTurns } from './continue.ts';
 import { responsesToChat } from './to-chat.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
+import { readBodyCredentialFirst } from '../inference/credential-first.ts';
 
 export const RESPONSES_PATH = '/api/v1/responses';
 const RESPONSES_SCOPE = scopeOf('POST', RESPONSES_PATH);
@@ -31,9 +32,13 @@ export async function handleResponses(gateway: Gateway, logger: Logger, running:
   const { snapshot, pipeline } = gateway.config.current();
   // Refuse anonymous calls before reading a body we would throw away.
   if (!request.headers.get('authorization')) throw missingApiKey();
-  const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
-  refuseDeepBody(raw);
-  let body = responsesToChat(raw);
+  const read = await readBodyCredentialFirst(gateway, request, async () => {
+    const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
+    refuseDeepBody(raw);
+    return { raw, body: responsesToChat(raw) };
+  });
+  const raw = read.raw;
+  let body = read.body;
   const previousId = typeof raw.previous_response_id === 'string' ? raw.previous_response_id : undefined;
   let owner = '';
   if (raw.background === true || previousId !== undefined) {
