@@ -7,6 +7,7 @@ import { createPostgresLogStore, type PostgresLogStoreOptions } from './postgres
 import { createThreadedSqliteLogStore } from './sqlite-threaded.ts';
 import type { LogStore } from './types.ts';
 import { withDeferredMigration } from './deferred-migration.ts';
+import { GatewayError } from '../../kernel/errors.ts';
 
 export interface LogStoreOptions {
   /** `GATEWAY_DATA_DIR`; the SQLite file is `${dataDir}/gateway.db`. */
@@ -18,7 +19,7 @@ export interface LogStoreOptions {
   /** Errors outside any call: idle PostgreSQL connections, a crashed SQLite worker. */
   onError?: (error: Error) => void;
   /** PostgreSQL connect and migration timeouts, shorter in tests (defaults in postgres.ts). */
-  pgTimeouts?: Pick<PostgresLogStoreOptions, 'connectTimeoutMs' | 'migrationQueryTimeoutMs'>;
+  pgTimeouts?: Pick<PostgresLogStoreOptions, 'connectTimeoutMs' | 'queryTimeoutMs'>;
 }
 
 /**
@@ -37,18 +38,38 @@ export async function createLogStore(options: LogStoreOptions): Promise<LogStore
   } catch (e) {
     if (options.databaseUrl && isUnreachable(e)) {
       options.onError?.(new Error(`log database unreachable at start, will retry: ${(e as Error).message}`));
-      return withDeferredMigration(store, e);
+      return withUnavailableReads(withDeferredMigration(store, e));
     }
     await store.close().catch(() => {});
     throw e;
   }
-  return store;
+  return options.databaseUrl ? withUnavailableReads(store) : store;
+}
+
+/**
+ * Reads of a database that is down, not yet migrated or too slow answer 503
+ * `log_store_unavailable` with Retry-After, not a 500: the client may retry, and nothing is lost
+ * (the queue holds the writes).
+ */
+function withUnavailableReads(store: LogStore): LogStore {
+  const unavailable = (error: unknown): never => {
+    if (GatewayError.is(error) || !isUnreachable(error)) throw error;
+    throw new GatewayError(503, 'server_error', 'The call log database is unavailable right now; try again shortly.', {
+      code: 'log_store_unavailable', cause: error, headers: { 'retry-after': '5' },
+    });
+  };
+  return {
+    ...store,
+    list: (filter, page, pageSize) => store.list(filter, page, pageSize).catch(unavailable),
+    get: (id) => store.get(id).catch(unavailable),
+    rollup: (fromMs, toMs, filter, groupBy) => store.rollup(fromMs, toMs, filter, groupBy).catch(unavailable),
+  };
 }
 
 /** Connection-level failures (the server is down or unreachable), as opposed to a bad schema. */
 function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: string })?.code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P03'].includes(code) || /timeout|terminated|connect/i.test(String((error as Error)?.message));
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P03'].includes(code) || /timeout|terminated|connect|not ready/i.test(String((error as Error)?.message));
 }
 
 export type * from './types.ts';

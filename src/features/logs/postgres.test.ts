@@ -83,7 +83,7 @@ describe('postgres that does not answer at start', () => {
     let store: Awaited<ReturnType<typeof createLogStore>> | undefined;
     try {
       store = await createLogStore({
-        dataDir: '/nonexistent', databaseUrl: url, pgSchema: schema, pgTimeouts: { migrationQueryTimeoutMs: 300 }, onError: (e) => warnings.push(e.message),
+        dataDir: '/nonexistent', databaseUrl: url, pgSchema: schema, pgTimeouts: { queryTimeoutMs: 300 }, onError: (e) => warnings.push(e.message),
       });
       expect(warnings).toEqual([expect.stringMatching(/unreachable at start, will retry: Query read timeout/)]);
       await holder.query('SELECT pg_advisory_unlock(7340211901)');
@@ -101,6 +101,33 @@ describe('postgres that does not answer at start', () => {
     } finally {
       await store?.close();
       await holder.end();
+      await dropSchema(schema);
+    }
+  }, 15_000);
+});
+
+describe('postgres that stops answering after start', () => {
+  it('a query stuck behind a lock is bounded: reads answer 503 log_store_unavailable, writes fail to be retried, and both work once the lock is gone', async () => {
+    const schema = `gw_logs_test_${randomBytes(6).toString('hex')}`;
+    const store = await createLogStore({ dataDir: '/nonexistent', databaseUrl: url, pgSchema: schema, pgTimeouts: { queryTimeoutMs: 300 } });
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await store.insertBatch([makeRecord({ id: 'log_before' })]);
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${schema}.call_logs IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      const refused = await store.list({}, 1, 20).then(() => null, (error: unknown) => error);
+      expect(refused).toMatchObject({ status: 503, code: 'log_store_unavailable', headers: { 'retry-after': '5' } });
+      await expect(store.get('log_before')).rejects.toMatchObject({ status: 503 });
+      await expect(store.insertBatch([makeRecord({ id: 'log_during' })])).rejects.toThrow(/timeout/);
+      expect(Date.now() - started).toBeLessThan(5000);
+      await holder.query('ROLLBACK');
+      await store.insertBatch([makeRecord({ id: 'log_during' })]);
+      expect((await store.list({}, 1, 20)).total).toBe(2);
+    } finally {
+      await holder.end();
+      await store.close();
       await dropSchema(schema);
     }
   }, 15_000);

@@ -23,8 +23,8 @@ export interface PostgresLogStoreOptions {
   onError?: (error: Error) => void;
   /** Longest wait for a connection, new or pooled (default 10 s). */
   connectTimeoutMs?: number;
-  /** Longest wait for each query of a migration (default 30 s). */
-  migrationQueryTimeoutMs?: number;
+  /** Longest wait for any one query, the migration's included (default 30 s). */
+  queryTimeoutMs?: number;
 }
 
 // 30 columns per row: 500 rows stay far below PostgreSQL's 65535 bind parameters.
@@ -35,7 +35,7 @@ const MIGRATION_LOCK = 7_340_211_901;
  * proxy whose backend is gone) holds a connect or a query forever, and the start with it.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
-const MIGRATION_QUERY_TIMEOUT_MS = 30_000;
+const QUERY_TIMEOUT_MS = 30_000;
 const RETURNED = 'created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
 
 /**
@@ -51,8 +51,10 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     max: options.max ?? 5,
     options: schema ? `-c search_path=${schema}` : undefined,
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    // Every query is bounded: a batch or a logs page stuck behind a lock or a hung server fails
+    // (the batch is retried, the page answers 503) instead of holding a pooled connection forever.
+    query_timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
   });
-  const migrationTimeout = options.migrationQueryTimeoutMs ?? MIGRATION_QUERY_TIMEOUT_MS;
   pool.on('error', (e) => options.onError?.(e));
 
   /** Run `work` in one transaction on one pooled connection, rolled back on any failure. */
@@ -80,10 +82,10 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
 
     migrate() {
       return inTransaction(async (client) => {
-        // Each statement is bounded: a stuck one fails the migration as a down server does, and
-        // the store then migrates later (deferred-migration.ts) instead of holding the start.
-        // pg reads `query_timeout` from a query's config as well (its types know it on the client only).
-        const query = (text: string, values?: unknown[]) => client.query(Object.assign({ text, values }, { query_timeout: migrationTimeout }));
+        // Each statement is bounded (the pool's query_timeout): a stuck one fails the migration as
+        // a down server does, and the store then migrates later (deferred-migration.ts) instead of
+        // holding the start.
+        const query = (text: string, values?: unknown[]) => client.query(text, values);
         // Several instances may start together: one migrates, the others wait and find it done.
         await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
         if (schema) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
