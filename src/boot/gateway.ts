@@ -24,6 +24,7 @@ import { persistCounters } from '../quota/persist-counters.ts';
 import { createStore } from '../store/index.ts';
 import type { StateStore } from '../store/types.ts';
 import { installFeatures } from './features.ts';
+import { retireRemovedAccounts } from '../features/admin/account-ids.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -159,6 +160,11 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
         return { snapshot, pipeline: await buildPipeline(snapshot.config.pipeline, deps, snapshot.file, builtinPlugins) };
       },
       release: (generation) => generation.pipeline.close(),
+      reloaded: (next, previous) => {
+        retireRemovedAccounts(store, previous.snapshot, next.snapshot).catch((error: unknown) =>
+          logger.error('could not retire the ids of removed accounts', { error: String(error) }),
+        );
+      },
     });
     const { server } = config.current().snapshot.config;
     const port = Number(env.PORT ?? server.port);

@@ -56,6 +56,8 @@ export interface HolderOptions<G> {
   build(snapshot: Snapshot): Promise<G>;
   /** Releases a generation once it is no longer in force (in-flight requests may still use it). */
   release(generation: G): Promise<void>;
+  /** Told of each reload that took effect, once the new generation is in force. */
+  reloaded?(next: G, previous: G): void;
 }
 
 export async function openConfig<G extends { snapshot: Snapshot }>(options: HolderOptions<G>): Promise<ConfigHolder<G>> {
@@ -94,6 +96,7 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
         current = next;
         // In-flight requests keep the old generation; it is released once they are done.
         void options.release(previous);
+        options.reloaded?.(next, previous);
         logger.info('config reloaded', { version: next.snapshot.version });
         status = { at, ok: true, error: null };
         const pending = restartOnlyChanges(startup, loaded.config);

@@ -3,7 +3,9 @@
  * given once (a deleted account's call log, settings and tokens never reach whoever comes next,
  * README "Management API"), and an email belongs to one account.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { freePort } from '../_process.ts';
 import { api, startMockUpstream, startTestGateway, waitForLogRecord, type MockUpstream, type TestGateway } from '../_setup.ts';
 import { codeFor, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
@@ -99,13 +101,36 @@ describe('account ids are never given twice', () => {
     // As a hand edit of the file, or a store that lost the tombstone, could: the id named again,
     // a second later (created_at and token times have whole seconds).
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await gw.gateway.runtime.store.del('gw:retired:account:fay');
+    for (const left of ['gw:retired:account:fay', 'gw:settings:fay', 'gw:sec:status:fay']) await gw.gateway.runtime.store.del(left);
     expect(await createUser({ id: 'fay', email: 'fay@other.example', name: 'Fay', password: 'fay password 2' })).toBe('fay');
     expect((await api(gw, 'GET', '/v1/settings', undefined, tokens.access)).status).toBe(401);
     expect((await refreshWith(tokens.refresh)).body.error).toBe('invalid_grant');
     // The new account's own sign-in works.
     const own = await tokensOf({ email: 'fay@other.example', password: 'fay password 2' });
     expect((await api(gw, 'GET', '/v1/settings', undefined, own.access)).status).toBe(200);
+  });
+});
+
+describe('account ids removed outside the users API', () => {
+  it('retires the id of an account removed by a hand edit of gateway.yaml, at the reload', async () => {
+    expect(await createUser({ email: 'gus@example.com', name: 'Gus', password: 'gus password 1' })).toBe('gus');
+    const file = parseDocument(await readFile(gw.configFile, 'utf8'));
+    const accounts = file.get('accounts') as YAMLSeq<YAMLMap>;
+    accounts.items = accounts.items.filter((account) => account.get('id') !== 'gus');
+    await writeFile(gw.configFile, file.toString());
+    expect((await gw.gateway.config.reload()).ok).toBe(true);
+    await expect.poll(() => gw.gateway.runtime.store.get('gw:retired:account:gus')).not.toBeNull();
+    const explicit = await api(gw, 'POST', '/v1/admin/users', { id: 'gus', email: 'gus2@example.com', name: 'Gus', password: 'gus password 2', role: 'member' });
+    expect(explicit.body.error?.code).toBe('account_id_retired');
+  });
+
+  it('does not give an id that stored settings or two-factor state still name (removed while the gateway was down)', async () => {
+    for (const [id, key] of [['hana', 'gw:settings:hana'], ['ivan', 'gw:sec:status:ivan']]) {
+      await gw.gateway.runtime.store.set(key, '{}');
+      const explicit = await api(gw, 'POST', '/v1/admin/users', { id, email: `${id}@example.com`, name: id, password: `${id} password 1`, role: 'member' });
+      expect(explicit.body.error?.code, id).toBe('account_id_retired');
+      expect(await createUser({ email: `${id}.2@example.com`, name: id, password: `${id} password 2` })).toBe(`${id}-2`);
+    }
   });
 });
 
