@@ -202,7 +202,7 @@ export interface GatewayConfig {
   management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };
   console: { sso?: ConsoleSsoConfig };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
-  responses: { ttl_seconds: number };
+  responses: { ttl_seconds: number; store_by_default: boolean };
   /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */
   billing: { currency: string; exchange_rates: Record<string, number> };
   metrics: { enabled: boolean; token?: string };

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
+import { api, client, DEMO_KEY, MASTER_KEY, useGateway } from '../_setup.ts';
 
 const env = useGateway('responses.yaml');
 beforeEach(() => env.mock.reset());
@@ -261,7 +261,8 @@ describe('previous_response_id', () => {
   });
 
   it('is 404 previous_response_not_found for an unknown, unstored or another caller\'s response, before any upstream call', async () => {
-    const unstored = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'not kept' });
+    const unstored = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'not kept', store: false });
+    expect(unstored.store).toBe(false);
     const mine = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'kept', store: true });
     env.mock.reset();
     for (const [id, key] of [['resp_unknown', DEMO_KEY], [unstored.id, DEMO_KEY], [mine.id, MASTER_KEY]] as const) {
@@ -351,10 +352,32 @@ describe('responses in the call log and the store', () => {
     const final = await stream.finalResponse();
     const stored = await client(env.gw).responses.retrieve(final.id);
     expect(stored).toMatchObject({ id: final.id, status: 'completed', output_text: 'Echo: keep this' });
-    const unstored = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'forget this' });
+    const unstored = client(env.gw).responses.stream({ model: 'gpt-4o-mini', input: 'forget this', store: false });
     for await (const _event of unstored);
     const missing = await client(env.gw).responses.retrieve((await unstored.finalResponse()).id).catch((e) => e);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('stores a call that leaves store out, as OpenAI does, so that previous_response_id continues it', async () => {
+    const first = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'Remember 7.' });
+    expect(first.store).toBe(true);
+    expect(await client(env.gw).responses.retrieve(first.id)).toMatchObject({ id: first.id, status: 'completed', store: true });
+    const next = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'And now?', previous_response_id: first.id });
+    expect(next.status).toBe('completed');
+  });
+
+  it("does not store by default for an account that keeps no request bodies (request_logging off), unless asked", async () => {
+    const off = await api(env.gw, 'PUT', '/v1/settings', { security: { request_logging: false } }, DEMO_KEY);
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    try {
+      const unasked = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'private' });
+      expect(unasked.store).toBe(false);
+      expect(await client(env.gw).responses.retrieve(unasked.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+      const asked = await client(env.gw).responses.create({ model: 'gpt-4o-mini', input: 'keep', store: true });
+      expect((await client(env.gw).responses.retrieve(asked.id)).id).toBe(asked.id);
+    } finally {
+      await api(env.gw, 'PUT', '/v1/settings', { security: { request_logging: true } }, DEMO_KEY);
+    }
   });
 });
 

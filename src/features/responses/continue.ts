@@ -16,7 +16,7 @@ export async function withPreviousTurns(runtime: Runtime, body: ChatRequest, pre
     throw new GatewayError(
       404,
       'not_found_error',
-      `No stored response '${previousId}' for this caller. A response can be continued by the key that made it, when it was made with store: true or background: true, for responses.ttl_seconds.`,
+      `No stored response '${previousId}' for this caller. A response can be continued by the key that made it, when it was stored (store not false, or background: true), for responses.ttl_seconds.`,
       { code: 'previous_response_not_found', param: 'previous_response_id' },
     );
   }

@@ -6,6 +6,7 @@ import { randomId } from '../../providers/shared.ts';
 import type { ChatCompletion, Usage } from '../../providers/openai-types.ts';
 import type { GatewayContext } from '../../pipeline/context.ts';
 import { RESPONSES_DEFAULTS } from './to-chat.ts';
+import { storesResponse } from './store.ts';
 import type { FunctionCallItem, MessageItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from './types.ts';
 
 export const newResponseId = () => `resp_${randomId(32)}`;
@@ -33,6 +34,7 @@ export function responseSkeleton(ctx: GatewayContext, status: ResponseObject['st
     created_at: created,
     status,
     background: raw.background === true,
+    store: storesResponse(ctx),
     completed_at: null,
     error: null,
     incomplete_details: null,

@@ -5,7 +5,7 @@
 import type { GatewayContext } from '../../pipeline/context.ts';
 import { jsonAnswer, sseBody, sseResponse, type Renderer } from '../../pipeline/render.ts';
 import { responseFromCompletion } from './object.ts';
-import { saveResponse } from './store.ts';
+import { saveResponse, storesResponse } from './store.ts';
 import { responseEvents, type ResponseEvent } from './stream.ts';
 import type { ResponseObject } from './types.ts';
 
@@ -35,8 +35,8 @@ export const responsesRenderer: Renderer = {
   },
 };
 
-/** Background calls are stored by their runner; a sync or streamed call only when the client asked to. */
+/** Background calls are stored by their runner; a sync or streamed call as storesResponse decides. */
 async function storeIfAsked(ctx: GatewayContext, response: ResponseObject): Promise<void> {
-  if ((ctx.rawBody as { store?: boolean }).store !== true) return;
+  if ((ctx.rawBody as { background?: boolean }).background === true || !storesResponse(ctx)) return;
   await saveResponse(ctx, response).catch(() => {}); // the answer stands even if the store is down
 }

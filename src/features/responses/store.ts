@@ -35,6 +35,19 @@ export async function putResponse(runtime: Runtime, owner: string, response: Res
   await runtime.store.set(keyOf(response.id), JSON.stringify(stored), ttlMs);
 }
 
+/**
+ * Whether this call's response is stored: as the request's `store` says; left out, as
+ * `responses.store_by_default` says (OpenAI stores by default), except for an account that keeps
+ * no request bodies (`request_logging` off). A background call is always stored (its result is
+ * read back).
+ */
+export function storesResponse(ctx: GatewayContext): boolean {
+  const raw = ctx.rawBody as { store?: boolean; background?: boolean };
+  if (raw.background === true) return true;
+  if (raw.store !== undefined) return raw.store === true;
+  return ctx.snapshot.config.responses.store_by_default && ctx.settings.security.request_logging;
+}
+
 /** Stores a finished call's response with the conversation through it. */
 export async function saveResponse(ctx: GatewayContext, response: ResponseObject, owner = ownerOf(ctx.principal)): Promise<void> {
   await putResponse(ctx.runtime, owner, response, turnsThrough(ctx, response));

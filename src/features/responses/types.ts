@@ -92,6 +92,8 @@ export interface ResponseObject {
   created_at: number;
   completed_at: number | null;
   background: boolean;
+  /** Whether the response is kept for GET and previous_response_id (store.ts storesResponse). */
+  store: boolean;
   model: string;
   error: { code: string | null; message: string; type?: string } | null;
   incomplete_details: { reason: string } | null;
