@@ -69,11 +69,16 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
     expect(() => validateObject(broken)).toThrow(/replicas/);
   });
 
-  it('the Deployment: 2 replicas, health probes, measured resources, non-root, read-only root, no capabilities', () => {
+  it('the Deployment: replicas left to the autoscaler (2 to 10), health probes, measured resources, non-root, read-only root, no capabilities', () => {
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
     const pod = deployment.spec.template.spec;
     const [container] = pod.containers;
-    expect(deployment.spec.replicas).toBe(2);
+    // A count here would scale the fleet back to it on every GitOps sync.
+    expect(deployment.spec.replicas).toBeUndefined();
+    expect(objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10 });
+    // A drain takes one pod at a time, whatever the count.
+    expect(objects.find((o) => o.kind === 'PodDisruptionBudget')!.spec).toMatchObject({ maxUnavailable: 1 });
+    expect(objects.find((o) => o.kind === 'PodDisruptionBudget')!.spec.minAvailable).toBeUndefined();
     for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
       expect(container[probe].httpGet, probe).toMatchObject({ path: '/v1/system/health', port: 'http' });
     }
