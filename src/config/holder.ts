@@ -11,7 +11,8 @@ import { ConfigPathError, formatProblem } from './problems.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { buildSnapshot, type Snapshot } from './snapshot.ts';
 import type { GatewayConfig } from './types.ts';
-import { watchConfig, type ConfigWatcher } from './watch.ts';
+import { contentHash, watchConfig, type ConfigWatcher } from './watch.ts';
+import { readFile } from 'node:fs/promises';
 
 export interface ReloadStatus {
   at: string;
@@ -63,6 +64,9 @@ export interface HolderOptions<G> {
 export async function openConfig<G extends { snapshot: Snapshot }>(options: HolderOptions<G>): Promise<ConfigHolder<G>> {
   const { env, logger } = options;
   const file = resolve(options.file);
+  // Read before the load: an edit landing while the first generation builds is reloaded once the
+  // watch is in place (a ConfigMap swap during a slow start would otherwise wait for the next edit).
+  const loadedHash = options.watch ? await readFile(file).then(contentHash, () => null) : null;
   const first = await loadConfigFile(file, env);
   if (!first.ok) throw new ConfigError(first.problems.map(formatProblem));
   /** What the process started with: startup-only settings stay as they were here. */
@@ -133,7 +137,7 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
     },
   };
   const watcher = options.watch
-    ? watchConfig(file, () => void holder.reload(), { onError: (error) => logger.warn('config watch failed', { error: String(error) }) })
+    ? watchConfig(file, () => void holder.reload(), { loadedHash, onError: (error) => logger.warn('config watch failed', { error: String(error) }) })
     : null;
   return Object.assign(holder, { watcher });
 }

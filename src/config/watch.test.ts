@@ -2,7 +2,7 @@ import { mkdtemp, rename, rm, symlink, writeFile, mkdir, utimes } from 'node:fs/
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchConfig, type ConfigWatcher } from './watch.ts';
+import { contentHash, watchConfig, type ConfigWatcher } from './watch.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Long enough for fs events + the 100 ms debounce on a loaded CI machine.
@@ -30,6 +30,25 @@ async function start(file: string) {
 }
 
 describe('watchConfig', () => {
+  it('reports a change made between the caller loading the file and the watch being in place, and none without one', async () => {
+    const file = path.join(dir, 'gateway.yaml');
+    await writeFile(file, 'a: 1\n');
+    const loadedHash = contentHash('a: 1\n');
+    await writeFile(file, 'a: 2\n'); // a ConfigMap swap while the gateway was still starting
+    const calls: number[] = [];
+    watcher = watchConfig(file, () => void calls.push(Date.now()), { loadedHash });
+    await watcher.ready;
+    await sleep(SETTLE);
+    expect(calls).toHaveLength(1);
+    await watcher.close();
+
+    const unchanged: number[] = [];
+    watcher = watchConfig(file, () => void unchanged.push(Date.now()), { loadedHash: contentHash('a: 2\n') });
+    await watcher.ready;
+    await sleep(SETTLE);
+    expect(unchanged).toHaveLength(0);
+  });
+
   it('reports an in-place edit once', async () => {
     const file = path.join(dir, 'gateway.yaml');
     await writeFile(file, 'a: 1\n');

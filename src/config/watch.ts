@@ -25,6 +25,11 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Errors of the watcher or of `onChange` (default: console.error). */
   onError?: (err: unknown) => void;
+  /**
+   * contentHash of the text the caller loaded, read before it loaded it: a change made while the
+   * caller was still starting (before the watch was in place) is then reported once ready.
+   */
+  loadedHash?: string | null;
 }
 
 /** sha256 hex of a config text, as the watcher compares it. */
@@ -66,9 +71,11 @@ export function watchConfig(file: string, onChange: () => void | Promise<void>, 
   const ready = Promise.all([
     watcher.then((watching) => new Promise<void>((resolve) => watching.once('ready', () => resolve()))),
     read().then((hash) => {
-      lastHash ??= hash;
+      lastHash ??= options.loadedHash ?? hash;
     }),
-  ]).then(() => undefined);
+  ]).then(() => {
+    if (options.loadedHash && lastHash === options.loadedHash) schedule();
+  });
 
   function schedule(): void {
     if (closed) return;
