@@ -19,6 +19,21 @@ describe('log list query', () => {
     });
   });
 
+  it("reads a time without an offset as UTC, whatever the server's zone", () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Shanghai';
+    try {
+      expect(parse('start_time=2026-05-01T05:05:05&end_time=2026-05-01 06:00').filter).toEqual({
+        start_time: Date.UTC(2026, 4, 1, 5, 5, 5),
+        end_time: Date.UTC(2026, 4, 1, 6),
+      });
+      expect(parse('start_time=2026-05-01T05:05:05%2B08:00').filter.start_time).toBe(Date.UTC(2026, 4, 0, 21, 5, 5));
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('refuses a calendar date that does not exist instead of rolling it into the next month', () => {
     for (const query of ['end_time=2026-11-31T00:00:00Z', 'start_time=2026-02-30', 'start_time=2026-13-01', 'end_time=2026-00-10']) {
       expect(refusal(query)).toMatchObject({ status: 400, param: query.split('=')[0] });

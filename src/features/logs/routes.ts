@@ -24,12 +24,21 @@ function integer(query: URLSearchParams, name: string, fallback: number, min: nu
   return value;
 }
 
+/**
+ * Times are UTC (spec 2): one without an offset is read as UTC, not in the server's zone (which
+ * Date.parse would use for a date-time, though not for a date alone).
+ */
+function asUtc(text: string): string {
+  const iso = text.replace(' ', 'T');
+  return iso.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(iso) ? `${iso}Z` : iso;
+}
+
 function time(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
   const text = raw.trim();
   // Date.parse rolls a day past the month's end into the next month (2026-02-30 is March 2nd).
-  const ms = ISO_8601.test(text) && isValidDate(text.slice(0, 10)) ? Date.parse(text) : Number.NaN;
+  const ms = ISO_8601.test(text) && isValidDate(text.slice(0, 10)) ? Date.parse(asUtc(text)) : Number.NaN;
   if (Number.isNaN(ms)) throw invalidValue(`${name} must be an ISO 8601 time from 1970 to 2999, e.g. 2025-01-31T12:00:00Z.`, name);
   return ms;
 }
