@@ -44,7 +44,13 @@ export function createServerApp(gateway: RunningGateway, logger: Logger): H3 {
     known.push({ pattern: patternOf(route.path), method: route.method });
     // Looked up once here: a route without a declared scope stops the start, not a request.
     const scope = route.access === 'public' ? null : scopeOf(route.method, route.path);
-    app.on(route.method, route.path, safe(logger, (event: H3Event) => runRoute(gateway, route, scope, event)));
+    const handler = safe(logger, (event: H3Event) => runRoute(gateway, route, scope, event));
+    app.on(route.method, route.path, handler);
+    // HEAD wherever GET is (RFC 9110 9.1): load balancers probe health that way. Node sends no body.
+    if (route.method === 'GET') {
+      known.push({ pattern: patternOf(route.path), method: 'HEAD' });
+      app.on('HEAD', route.path, handler);
+    }
   }
 
   for (const feature of features) feature.mount?.(app);

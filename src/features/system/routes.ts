@@ -7,6 +7,7 @@ import type { ComponentStatus } from '../../pipeline/services.ts';
 import { configWritability } from '../../config/write/writability.ts';
 import { defineRoutes, json } from '../../http/route.ts';
 import { REQUIRED_MAX_TOKENS_DEFAULT } from '../../providers/types.ts';
+import { isAdmin, type Principal } from '../../pipeline/principal.ts';
 
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -61,7 +62,22 @@ export async function health(runtime: Runtime) {
   };
 }
 
-export async function systemStatus(runtime: Runtime) {
+/**
+ * The status; a reload's error text and why management writes are refused name files and
+ * config paths, which only admins see: a member learns that a reload failed and that writes are off.
+ */
+export async function systemStatus(runtime: Runtime, principal?: Principal) {
+  const status = await fullStatus(runtime);
+  if (!principal || isAdmin(principal)) return status;
+  const { last_reload: reload, management } = status;
+  return {
+    ...status,
+    last_reload: reload && { ...reload, error: reload.error === null ? null : 'The last reload was refused (details for admins).' },
+    management: { writable: management.writable, reason: management.reason === null ? null : 'Management writes are off on this gateway.' },
+  };
+}
+
+async function fullStatus(runtime: Runtime) {
   const { system } = runtime.current().config;
   const degraded = !runtime.store.healthy;
   return {
@@ -77,11 +93,13 @@ export async function systemStatus(runtime: Runtime) {
 }
 
 export function systemConfig(runtime: Runtime) {
-  const { api, limits, features } = runtime.current().config;
+  const { api, limits, features, models } = runtime.current().config;
+  // The longest context any active model serves (a model without one has limits.max_context_length).
+  const longest = Math.max(limits.max_context_length, ...models.filter((m) => m.status === 'active').map((m) => m.context_length ?? 0));
   return {
     api: { rate_limit: api.rate_limit, rate_limit_period: api.rate_limit_period, max_concurrent_requests: api.max_concurrent_requests },
     models: {
-      max_context_length: limits.max_context_length,
+      max_context_length: longest,
       default_temperature: limits.default_temperature,
       // Unset, the limit in force is the one sent where the wire format requires one.
       default_max_tokens: limits.default_max_tokens ?? REQUIRED_MAX_TOKENS_DEFAULT,
@@ -101,6 +119,6 @@ export const systemRoutes = defineRoutes([
       return json(await health(runtime));
     },
   },
-  { method: 'GET', path: '/v1/system/status', access: 'key', handler: ({ runtime }) => systemStatus(runtime) },
+  { method: 'GET', path: '/v1/system/status', access: 'key', handler: ({ runtime, principal }) => systemStatus(runtime, principal) },
   { method: 'GET', path: '/v1/system/config', access: 'key', handler: ({ runtime }) => systemConfig(runtime) },
 ]);
