@@ -342,4 +342,22 @@ describe('answers show every stored field', () => {
     expect(adapter.body.adapter).toBe('my-adapter');
     expect((await call('DELETE', '/v1/admin/providers/full')).status).toBe(200);
   });
+
+  it('masks credentials an endpoint URL carries (user info, key-like query values), and an echoed mask keeps them', async () => {
+    const endpoint = `http://svc:p4ss-w0rd@${upstream.url.slice('http://'.length)}/v1?api_key=url-secret-1234&region=eu`;
+    const created = await call('POST', '/v1/admin/providers', { id: 'in-url', type: 'compat', endpoint, api_key: 'sk-url-secret-abcd' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.endpoint).toBe(`http://svc:%E2%80%A6@${upstream.url.slice('http://'.length)}/v1?api_key=%E2%80%A6&region=eu`);
+    expect(JSON.stringify(created.body)).not.toMatch(/p4ss-w0rd|url-secret-1234/);
+    const model = await call('POST', '/v1/admin/models', { id: 'in-url-model', name: 'In URL', provider: 'in-url', endpoint });
+    expect(model.status, JSON.stringify(model.body)).toBe(201);
+    expect(JSON.stringify(model.body)).not.toMatch(/p4ss-w0rd|url-secret-1234/);
+    // Saved back as read, the stored URLs stay whole.
+    expect((await call('PUT', '/v1/admin/providers/in-url', { endpoint: created.body.endpoint, name: 'Again' })).status).toBe(200);
+    expect((await call('PUT', '/v1/admin/models/in-url-model', { endpoint: model.body.endpoint, name: 'Again' })).status).toBe(200);
+    const file = await readFile(gw.configFile, 'utf8');
+    expect(file.split(endpoint).length).toBe(3);
+    expect((await call('DELETE', '/v1/admin/models/in-url-model')).status).toBe(200);
+    expect((await call('DELETE', '/v1/admin/providers/in-url')).status).toBe(200);
+  });
 });

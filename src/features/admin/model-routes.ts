@@ -3,7 +3,7 @@ import type { ModelConfig } from '../../config/types.ts';
 import { conflict, invalidValue } from '../../kernel/errors.ts';
 import { assertValidUpdate, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
-import { modelView } from './views.ts';
+import { maskEndpoint, modelView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
 import type { RouteDef } from '../../http/route.ts';
 
@@ -30,6 +30,8 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
   },
   update(existing, body, draft) {
     const fields = withoutReadOnly(body, ['id']);
+    // A form saved whole sends the masked endpoint back: it keeps the stored one.
+    if (existing.endpoint && fields.endpoint === maskEndpoint(existing.endpoint)) delete fields.endpoint;
     assertValidUpdate('model', existing, fields);
     assertProvider(fields, draft);
     return fields;

@@ -7,7 +7,7 @@ import type { ProviderConfig } from '../../config/types.ts';
 import { conflict } from '../../kernel/errors.ts';
 import { assertValidUpdate, newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
-import { maskSecret, providerView } from './views.ts';
+import { maskEndpoint, maskSecret, providerView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
 import { ConfigReference, isPlainObject } from '../../config/write/yaml-edit.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -69,6 +69,7 @@ export const providerRoutes = (writer: ConfigWriter): RouteDef[] => resourceRout
  */
 function keepEchoedSecrets(fields: Record<string, unknown>, existing: ProviderConfig): void {
   if (typeof fields.api_key === 'string' && fields.api_key === maskSecret(existing.api_key)) delete fields.api_key;
+  if (typeof fields.endpoint === 'string' && fields.endpoint === maskEndpoint(existing.endpoint)) delete fields.endpoint;
   const headers = fields.headers;
   if (!isPlainObject(headers) || !existing.headers) return;
   for (const [name, value] of Object.entries(headers)) {

@@ -18,6 +18,28 @@ export function maskSecret(value: string | undefined | null): string | null {
   return `${prefix}…${value.slice(-4)}`;
 }
 
+/** Query parameters that carry credentials in an upstream URL (`?api_key=`, `?sig=`...). */
+const SECRET_PARAM = /key|token|secret|sig|password|auth|credential/i;
+
+/**
+ * An upstream URL with what credentials it carries masked: the user info (`user:pass@host`) and
+ * secret-looking query values. Anything that does not parse as a URL is shown as it is.
+ */
+export function maskEndpoint(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return endpoint;
+  }
+  const secretParams = [...url.searchParams.keys()].filter((name) => SECRET_PARAM.test(name));
+  if (!url.username && !url.password && !secretParams.length) return endpoint;
+  if (url.password) url.password = '…';
+  else if (url.username) url.username = '…';
+  for (const name of secretParams) url.searchParams.set(name, '…');
+  return url.toString();
+}
+
 /** Masked display of an API key from its stored hint (the last 4 characters). */
 export const maskedKey = (key: KeyConfig) => `sk-bf-…${key.hint ?? '****'}`;
 
@@ -48,7 +70,7 @@ export async function providerView(p: ProviderConfig, runtime: Runtime) {
     name,
     type,
     status,
-    endpoint,
+    endpoint: maskEndpoint(endpoint),
     api_key: maskSecret(api_key),
     models,
     quota_limit,
@@ -76,6 +98,7 @@ export function modelView(m: ModelConfig) {
     capabilities,
     status,
     ...optional,
+    ...(optional.endpoint ? { endpoint: maskEndpoint(optional.endpoint) } : {}),
     created_at: created_at ?? null,
   };
 }
