@@ -37,7 +37,7 @@ describe('IP allow-list behind a trusted proxy (127.0.0.1 trusted)', () => {
 
   it('allows the listed client address from X-Forwarded-For and refuses others', async () => {
     const url = state.gw.url;
-    expect((await putSettings(url, { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } }, DEMO_KEY, '203.0.113.9')).status).toBe(200);
     expect((await chat(url, DEMO_KEY, '203.0.113.9')).status).toBe(200);
     // A chain: the nearest untrusted hop (right-most not trusted) is the client.
     expect((await chat(url, DEMO_KEY, '198.51.100.1, 203.0.113.10')).status).toBe(200);
@@ -70,16 +70,28 @@ describe('IP allow-list without trusted proxies', () => {
 
   it('ignores X-Forwarded-For: only the socket address counts', async () => {
     const url = state.gw.url;
-    expect((await putSettings(url, { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
+    // Set where the API would refuse it (it would lock this very caller out, see below).
+    const settings = state.gw.gateway.runtime.services.settings as SettingsService;
+    const defaults = state.gw.gateway.runtime.current().config.settings;
+    await settings.update('demo', { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } }, defaults);
     // A spoofed header does not help.
     const spoofed = await chat(url, DEMO_KEY, '203.0.113.9');
     expect(spoofed.status).toBe(403);
     expect(spoofed.body.error.code).toBe('ip_not_allowed');
-    // The demo account can no longer reach its settings from here (and settings are per caller
-    // account, so an admin key cannot change them): allow the socket address via the service.
-    const settings = state.gw.gateway.runtime.services.settings as SettingsService;
-    await settings.update('demo', { security: { allowed_ips: ['127.0.0.1'] } }, state.gw.gateway.runtime.current().config.settings);
+    await settings.update('demo', { security: { allowed_ips: ['127.0.0.1'] } }, defaults);
     expect((await chat(url, DEMO_KEY, '198.51.100.1')).status).toBe(200);
     expect((await chat(url, DEMO_KEY)).status).toBe(200);
+  });
+
+  it('refuses an allow-list that would lock out the address the change comes from', async () => {
+    const url = state.gw.url;
+    const refused = await putSettings(url, { security: { allowed_ips: ['203.0.113.0/24'] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'ip_allow_list_lockout', param: 'security.allowed_ips', type: 'invalid_request_error' });
+    expect((await chat(url, DEMO_KEY)).status).toBe(200);
+    // With the caller's own address on it, the change goes through; turned off, any list is fine.
+    expect((await putSettings(url, { security: { allowed_ips: ['203.0.113.0/24', '127.0.0.0/8'] } })).status).toBe(200);
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: false, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
+    expect((await putSettings(url, { security: { ip_whitelist_enabled: true } })).status).toBe(400);
   });
 });

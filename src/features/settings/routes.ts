@@ -6,10 +6,25 @@
  */
 import { loadSettings } from '../../auth/account-policy.ts';
 import { isConvertible } from '../../config/currency.ts';
-import { invalidValue } from '../../kernel/errors.ts';
+import { GatewayError, invalidValue } from '../../kernel/errors.ts';
 import type { SettingsService } from './service.ts';
-import { validateSettingsPatch } from './validate.ts';
+import { applyPatch, validateSettingsPatch } from './validate.ts';
+import { ipAllowed } from '../../kernel/ip-match.ts';
+import type { AccountSettings } from '../../config/types.ts';
 import { defineRoutes } from '../../http/route.ts';
+
+/**
+ * An allow-list the caller's own address is not on would refuse this very client on every route
+ * from the next call, /v1/settings included, with no way back through the API: refused.
+ */
+function refuseLockOut(next: AccountSettings, ip: string): void {
+  if (next.security.ip_whitelist_enabled && !ipAllowed(ip, next.security.allowed_ips)) {
+    throw new GatewayError(400, 'invalid_request_error', `This allow-list would lock out the address you are calling from (${ip}): add it to security.allowed_ips, or leave the allow-list off.`, {
+      code: 'ip_allow_list_lockout',
+      param: 'security.allowed_ips',
+    });
+  }
+}
 
 export const settingsRoutes = (service: SettingsService) =>
   defineRoutes([
@@ -25,8 +40,11 @@ export const settingsRoutes = (service: SettingsService) =>
     method: 'PUT',
     path: '/v1/settings',
     access: 'key',
-    async handler({ runtime, principal, body }) {
+    async handler({ runtime, principal, body, ip }) {
       const patch = validateSettingsPatch(body);
+      if (patch.security && principal.kind !== 'master') {
+        refuseLockOut(applyPatch(await loadSettings(runtime, runtime.current(), principal), patch), ip);
+      }
       const billing = runtime.current().config.billing;
       const currency = patch.account?.currency;
       if (currency && !isConvertible(billing, currency)) {
