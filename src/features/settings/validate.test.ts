@@ -18,6 +18,12 @@ describe('validateSettingsPatch', () => {
       .toEqual({ account: { language: 'zh-CN' }, api: { default_model: null } });
   });
 
+  it('stores a time zone as IANA spells it, and refuses what is none', () => {
+    expect(validateSettingsPatch({ account: { timezone: 'asia/shanghai' } })).toEqual({ account: { timezone: 'Asia/Shanghai' } });
+    expect(validateSettingsPatch({ account: { timezone: 'utc' } })).toEqual({ account: { timezone: 'UTC' } });
+    expect(refusal({ account: { timezone: 'Mars/Olympus' } })).toMatchObject({ status: 400, param: 'account.timezone' });
+  });
+
   it('refuses an unknown group or field with 400 unknown_field naming it', () => {
     expect(refusal({ billing: {} })).toEqual({ status: 400, code: 'unknown_field', param: 'billing' });
     expect(refusal({ api: { model: 'x' } })).toEqual({ status: 400, code: 'unknown_field', param: 'api.model' });

@@ -32,8 +32,9 @@ const nonNegative: Check = (v, f) => {
 };
 
 const timezone: Check = (v, f) => {
-  if (typeof v !== 'string' || !isTimeZone(v)) throw invalidValue(`${f} must be an IANA time zone, e.g. Asia/Shanghai.`, f);
-  return v;
+  const zone = typeof v === 'string' ? canonicalTimeZone(v) : null;
+  if (!zone) throw invalidValue(`${f} must be an IANA time zone, e.g. Asia/Shanghai.`, f);
+  return zone;
 };
 
 const currency: Check = (v, f) => {
@@ -90,13 +91,16 @@ const FIELDS: { [G in keyof AccountSettings]: Record<keyof AccountSettings[G], C
   security: { ip_whitelist_enabled: bool, allowed_ips: ipList, request_logging: bool },
 };
 
-function isTimeZone(tz: string): boolean {
-  if (timeZones.has(tz) || tz === 'UTC') return true;
+/**
+ * The zone's name as IANA spells it (`asia/shanghai` is stored as `Asia/Shanghai`, so that every
+ * comparison and display sees one name), or null for no zone.
+ */
+function canonicalTimeZone(tz: string): string | null {
+  if (timeZones.has(tz) || tz === 'UTC') return tz;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
 }
 
