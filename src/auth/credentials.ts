@@ -1,6 +1,7 @@
 /**
  * Resolve a bearer credential to a principal: the master key, an API key from gateway.yaml
- * (looked up by its SHA-256, so the clear key is never stored), or an OAuth access token.
+ * (looked up by its SHA-256, so the clear key is never stored; with the scopes it was given, if
+ * any), or an OAuth access token.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { hashApiKey } from '../config/keys.ts';
@@ -57,6 +58,8 @@ export async function resolveCredential(token: string, runtime: Runtime, snapsho
       account,
       key,
       groupId: account?.group,
+      // A key an OAuth token created holds that token's scopes, so it never does more than the token.
+      ...(key.scopes ? { scopes: new Set<string>(key.scopes) } : {}),
     };
   }
   const verifier = runtime.services.tokens;

@@ -1,14 +1,16 @@
 /**
  * The OAuth scope of every authenticated route, in one table (README "Scopes"). The server looks
  * each route up once when it mounts it and refuses to start with a route missing here, so no route
- * is ever reachable by an OAuth token without a scope check. API keys and the master key carry no
- * scopes and are not limited by this table; the role check (admin paths) applies to everyone.
+ * is ever reachable by an OAuth token without a scope check. An API key an OAuth token created
+ * carries that token's scopes (`keys[].scopes`) and is held to this table exactly as the token is,
+ * so a token cannot escape its scopes by minting a key; the master key and unscoped keys are not
+ * limited by it. The role check (admin paths) applies to everyone.
  *
  * Why these scopes: `write:api` lets a token mint an API key, which can call models, so calling
  * models needs `write:api` too (a read-only token never spends). Admin paths reuse the scope of
  * what they manage (configuration and logs: api, accounts: user), on top of the admin role.
  */
-import { insufficientScope } from '../kernel/errors.ts';
+import { forbidden, insufficientScope } from '../kernel/errors.ts';
 import type { Principal } from '../pipeline/principal.ts';
 import type { PlatformScope } from './scopes.ts';
 
@@ -81,7 +83,12 @@ export function scopeOf(method: Method, path: string): PlatformScope {
   return scope;
 }
 
-/** 403 `insufficient_scope` when an OAuth principal lacks `scope` (other credentials carry none). */
+/** 403 `insufficient_scope` when a scoped principal (an OAuth token, a key one created) lacks `scope`. */
 export function requireScope(principal: Principal, scope: PlatformScope): void {
-  if (principal.scopes && !principal.scopes.has(scope)) throw insufficientScope(scope);
+  if (!principal.scopes || principal.scopes.has(scope)) return;
+  if (principal.kind !== 'key') throw insufficientScope(scope);
+  throw forbidden(
+    `This API key lacks the scope '${scope}': it holds only the scopes of the OAuth token that created it (${[...principal.scopes].join(', ')}).`,
+    'insufficient_scope',
+  );
 }

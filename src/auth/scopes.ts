@@ -16,3 +16,21 @@ export type PlatformScope = keyof typeof PLATFORM_SCOPES;
 
 /** Every scope the provider knows: the platform's plus the OpenID ones. */
 export const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(PLATFORM_SCOPES)];
+
+/** Whether `scope` is one of the platform's scopes (not an OpenID one, not unknown). */
+export const isPlatformScope = (scope: string): scope is PlatformScope => Object.hasOwn(PLATFORM_SCOPES, scope);
+
+/** The platform scopes among `scopes`, once each, in the table's order (a stable list for gateway.yaml). */
+export function platformScopes(scopes: Iterable<string>): PlatformScope[] {
+  const held = new Set(scopes);
+  return (Object.keys(PLATFORM_SCOPES) as PlatformScope[]).filter((scope) => held.has(scope));
+}
+
+/**
+ * Whether a credential holding `inner` can do no more than one holding `outer`; `undefined` is an
+ * unscoped credential (the master key, an unscoped API key), which holds every platform scope.
+ */
+export function scopesWithin(inner: Iterable<string> | undefined, outer: ReadonlySet<string> | undefined): boolean {
+  if (!outer) return true;
+  return [...(inner ?? Object.keys(PLATFORM_SCOPES))].every((scope) => outer.has(scope));
+}

@@ -109,6 +109,11 @@ export interface KeyConfig {
   permissions: KeyPermissions;
   /** Last 4 characters of the key, for masked display. */
   hint?: string;
+  /**
+   * The platform scopes the key is held to (those of the OAuth token that created it, or fewer);
+   * absent: not scope-limited (created by the master key or an unscoped key).
+   */
+  scopes?: string[];
   created_at?: string;
 }
 

@@ -10,7 +10,11 @@ export interface Principal {
   key?: KeyConfig;
   /** Group of the account, when it has one. */
   groupId?: string;
-  /** OAuth scopes; undefined = not scope-limited (master key, API keys). */
+  /**
+   * Scopes that limit the caller (src/auth/route-scopes.ts): an OAuth token's, or those of an API
+   * key an OAuth token created (`keys[].scopes`); undefined = not scope-limited (the master key,
+   * an unscoped API key).
+   */
   scopes?: ReadonlySet<string>;
 }
 

@@ -142,6 +142,37 @@ describe('api keys', () => {
     expect((await call('POST', `/v1/api-keys/nope/rotate`)).status).toBe(404);
   });
 
+  it('keys made by the master key or an unscoped key are unscoped; an unscoped caller may narrow scopes and lift them', async () => {
+    const byMaster = await call('POST', '/v1/api-keys', { name: 'by-master', account_id: 'demo' });
+    const byKey = await call('POST', '/v1/api-keys', { name: 'by-key' }, DEMO_KEY);
+    for (const created of [byMaster, byKey]) {
+      expect(created.status).toBe(201);
+      expect(created.body.scopes).toBeNull();
+    }
+    expect((await call('GET', '/v1/api-keys', undefined, DEMO_KEY)).body.data.map((k: any) => k.scopes)).toEqual([null, null, null]);
+    await expect(chat(byKey.body.key)).resolves.toBeTruthy();
+    // Narrowed to reading, the key is held to read:api as a token with it is: it cannot spend.
+    const narrowed = await call('PUT', `/v1/api-keys/${byKey.body.id}`, { scopes: ['read:api'] }, DEMO_KEY);
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.scopes).toEqual(['read:api']);
+    const refused = await chat(byKey.body.key).catch((e) => e);
+    expect(refused.status).toBe(403);
+    expect(refused.code).toBe('insufficient_scope');
+    expect((await call('GET', '/v1/api-keys', undefined, byKey.body.key)).status).toBe(200);
+    expect((await call('GET', '/v1/settings', undefined, byKey.body.key)).body.error.code).toBe('insufficient_scope');
+    // `null` lifts the limit again; only an unscoped caller may (scopes.test.ts has the scoped ones).
+    const lifted = await call('PUT', `/v1/api-keys/${byKey.body.id}`, { scopes: null }, DEMO_KEY);
+    expect(lifted.body.scopes).toBeNull();
+    expect(await readFile(gw.configFile, 'utf8')).not.toContain('scopes');
+    await expect(chat(byKey.body.key)).resolves.toBeTruthy();
+    for (const scopes of [[], ['write:api', 'write:api'], ['teleport'], 'read:api']) {
+      const bad = await call('POST', '/v1/api-keys', { name: 'bad', scopes }, DEMO_KEY);
+      expect(bad.status, JSON.stringify(scopes)).toBe(400);
+      expect(bad.body.error.param).toMatch(/^scopes/);
+    }
+    for (const created of [byMaster, byKey]) expect((await call('DELETE', `/v1/api-keys/${created.body.id}`)).status).toBe(200);
+  });
+
   it('with management.write_back: false, writes are 409 and the file is untouched', async () => {
     const text = await readFile(gw.configFile, 'utf8');
     await writeFile(gw.configFile, `${text}management:\n  write_back: false\n`);

@@ -134,6 +134,8 @@ export async function keyView(k: KeyConfig, runtime: Runtime, fullKey?: string) 
     key: fullKey ?? maskedKey(k),
     status: k.status,
     permissions: { models: k.permissions.models, rate_limit: k.permissions.rate_limit, quota_limit, ...(quota_period ? { quota_period } : {}) },
+    // The scopes the key is held to (those of the OAuth token that created it); null: not scope-limited.
+    scopes: k.scopes ?? null,
     usage: { total_requests: requests ?? 0, total_tokens: tokens ?? 0 },
     ...quotaView(budget.counter, quota_period, used ?? 0),
     account_id: k.account,

@@ -6,6 +6,9 @@
  * A key with restrictions (models, rate limit or quota) is a credential handed out with less than
  * the account's rights: it may rotate, rename or delete itself, never create a key, change a
  * key's permissions or touch another key, or its holder could lift its own limits.
+ *
+ * Likewise a scoped credential (an OAuth token, or a key one created) gives the keys it creates
+ * its scopes and manages only keys within them (scopes.ts), so no key does more than its creator.
  */
 import { randomBytes } from 'node:crypto';
 import type { KeyConfig } from '../../config/types.ts';
@@ -16,9 +19,10 @@ import { isAdmin } from '../../pipeline/principal.ts';
 import { assertValidUpdate, nowIso, withoutReadOnly } from '../admin/crud.ts';
 import { assertObjectBody, assertValidResource } from '../admin/validate-resource.ts';
 import { keyView } from '../admin/views.ts';
-import type { ConfigWriter } from '../../config/write/write-back.ts';
+import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
 import { isPlainObject } from '../../config/write/yaml-edit.ts';
 import { json, type ApiContext, type RouteDef } from '../../http/route.ts';
+import { assertKeyWithinCaller, assertScopesWithinCaller, scopesOfNewKey } from './scopes.ts';
 
 /** A new key: `sk-bf-` + 32 random bytes (base64url, 43 chars). */
 export function generateApiKey(): string {
@@ -28,7 +32,9 @@ export function generateApiKey(): string {
 const hintOf = (key: string) => key.slice(-4);
 
 /** What a create takes from the body as it is (`account_id` too, checked apart). */
-const CLIENT_FIELDS = ['name', 'status', 'permissions'];
+const CLIENT_FIELDS = ['name', 'status', 'permissions', 'scopes'];
+/** What a PUT may change. */
+const UPDATABLE_FIELDS = ['name', 'status', 'permissions', 'scopes'];
 /** What the gateway sets on a new key: refused in a create's body, so no caller picks them. */
 const GATEWAY_FIELDS = ['account', 'key_hash', 'hint'];
 
@@ -56,6 +62,15 @@ function assertWithinCallerKey(ctx: ApiContext, target?: { id: string; permissio
     'This API key is restricted (models, rate limit or quota): it may rotate, rename or delete itself, but not create keys, change permissions or manage other keys. Use an unrestricted key of the account, the console or an OAuth token.',
     'key_restricted',
   );
+}
+
+/**
+ * Re-checks, inside the writer's turn, that the caller's scopes still cover key `id` as the edit
+ * finds it: a change that widened the key in between must not let a scoped caller rotate it.
+ */
+function assertStillWithinCaller(ctx: ApiContext, draft: Draft, id: string): void {
+  const current = draft.snapshot.keysById.get(id);
+  if (current) assertKeyWithinCaller(ctx.principal, current);
 }
 
 /** The permissions object of a create's body, over the defaults, validated as in the file. */
@@ -89,6 +104,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         assertObjectBody(ctx.body);
         assertWithinCallerKey(ctx);
         const body = withoutReadOnly(ctx.body, ['key', 'id']);
+        const scopes = scopesOfNewKey(ctx.principal, body.scopes);
         let account = ctx.principal.accountId;
         if (body.account_id !== undefined) {
           if (typeof body.account_id !== 'string') throw invalidValue('`account_id` must be a string.', 'account_id');
@@ -118,6 +134,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
             account,
             status: body.status === undefined ? 'active' : body.status,
             permissions: permissionsOf(body) ?? { models: [], rate_limit: 0 },
+            ...(scopes === undefined ? {} : { scopes }),
             created_at: nowIso(),
           };
           // Other fields go to the validator, which names any it does not know; own properties
@@ -141,11 +158,13 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         const id = ctx.params.id!;
         const existing = findKey(ctx, id);
         assertWithinCallerKey(ctx, { id, permissions: Object.hasOwn(ctx.body as object, 'permissions') });
+        assertKeyWithinCaller(ctx.principal, existing);
         const body = withoutReadOnly(ctx.body, ['key', 'id', 'account_id']);
+        if (Object.hasOwn(body, 'scopes')) assertScopesWithinCaller(ctx.principal, body.scopes);
         const fields: Record<string, unknown> = {};
         for (const [field, value] of Object.entries(body)) {
-          if (field !== 'name' && field !== 'status' && field !== 'permissions') {
-            throw invalidValue(`\`${field}\` cannot be changed (name, status and permissions can).`, field);
+          if (!UPDATABLE_FIELDS.includes(field)) {
+            throw invalidValue(`\`${field}\` cannot be changed (name, status, permissions and scopes can).`, field);
           }
           if (field === 'permissions' && value !== null && !isPlainObject(value)) throw invalidValue('`permissions` must be an object.', 'permissions');
           fields[field] = value;
@@ -154,6 +173,7 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         // `null` clears a field (`permissions.quota_period: null`: the budget never starts over).
         assertValidUpdate('key', existing, fields);
         await writer.change((draft) => {
+          assertStillWithinCaller(ctx, draft, id);
           if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
         return keyView(findKey(ctx, id), ctx.runtime);
@@ -165,9 +185,11 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       access: 'key',
       async handler(ctx) {
         const id = ctx.params.id!;
-        findKey(ctx, id);
+        const existing = findKey(ctx, id);
         assertWithinCallerKey(ctx, { id });
+        assertKeyWithinCaller(ctx.principal, existing);
         await writer.change((draft) => {
+          assertStillWithinCaller(ctx, draft, id);
           if (!draft.items.remove('keys', id)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
         return { id, object: 'api_key', deleted: true };
@@ -179,10 +201,13 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
       access: 'key',
       async handler(ctx) {
         const id = ctx.params.id!;
-        findKey(ctx, id);
+        const existing = findKey(ctx, id);
         assertWithinCallerKey(ctx, { id });
+        // Only the secret changes: the key keeps its scopes.
+        assertKeyWithinCaller(ctx.principal, existing);
         const full = generateApiKey();
         await writer.change((draft) => {
+          assertStillWithinCaller(ctx, draft, id);
           const fields = { key_hash: hashApiKey(full), hint: hintOf(full) };
           if (!draft.items.merge('keys', id, fields)) throw notFound(`No API key with id '${id}' in the configuration file.`);
         });
