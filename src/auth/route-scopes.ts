@@ -66,6 +66,8 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ...adminResource('/v1/admin/models', 'read:api', 'write:api'),
   ...adminResource('/v1/admin/groups', 'read:api', 'write:api'),
   ...adminResource('/v1/admin/users', 'read:user', 'write:user'),
+  ['GET /v1/admin/users/:id/settings', 'read:user'],
+  ['PUT /v1/admin/users/:id/settings', 'write:user'],
   ['GET /v1/admin/logs', 'read:api'],
   ['GET /v1/admin/logs/:id', 'read:api'],
   // System

@@ -94,4 +94,22 @@ describe('IP allow-list without trusted proxies', () => {
     expect((await putSettings(url, { security: { ip_whitelist_enabled: false, allowed_ips: ['203.0.113.0/24'] } })).status).toBe(200);
     expect((await putSettings(url, { security: { ip_whitelist_enabled: true } })).status).toBe(400);
   });
+
+  it("lets an admin read and change a locked-out account's settings (the way back), and nobody else", async () => {
+    const url = state.gw.url;
+    const settings = state.gw.gateway.runtime.services.settings as SettingsService;
+    await settings.update('demo', { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } }, state.gw.gateway.runtime.current().config.settings);
+    expect((await chat(url, DEMO_KEY)).status).toBe(403);
+    const admin = (method: string, path: string, body?: unknown, key = MASTER_KEY) =>
+      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+        .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    expect((await admin('GET', '/v1/admin/users/demo/settings')).body.security).toMatchObject({ ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] });
+    const put = await admin('PUT', '/v1/admin/users/demo/settings', { security: { ip_whitelist_enabled: false } });
+    expect(put.status).toBe(200);
+    expect(put.body.security.ip_whitelist_enabled).toBe(false);
+    expect((await chat(url, DEMO_KEY)).status).toBe(200);
+    expect((await admin('GET', '/v1/admin/users/nobody/settings')).status).toBe(404);
+    expect((await admin('PUT', '/v1/admin/users/demo/settings', { security: { bogus: 1 } })).status).toBe(400);
+    expect((await admin('GET', '/v1/admin/users/demo/settings', undefined, DEMO_KEY)).body.error.code).toBe('admin_required');
+  });
 });

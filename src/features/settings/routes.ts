@@ -6,9 +6,10 @@
  */
 import { loadSettings } from '../../auth/account-policy.ts';
 import { isConvertible } from '../../config/currency.ts';
-import { GatewayError, invalidValue } from '../../kernel/errors.ts';
+import { GatewayError, invalidValue, notFound } from '../../kernel/errors.ts';
+import type { Runtime } from '../../pipeline/runtime.ts';
 import type { SettingsService } from './service.ts';
-import { applyPatch, validateSettingsPatch } from './validate.ts';
+import { applyPatch, validateSettingsPatch, type SettingsPatch } from './validate.ts';
 import { ipAllowed } from '../../kernel/ip-match.ts';
 import type { AccountSettings } from '../../config/types.ts';
 import { defineRoutes } from '../../http/route.ts';
@@ -41,16 +42,46 @@ export const settingsRoutes = (service: SettingsService) =>
     path: '/v1/settings',
     access: 'key',
     async handler({ runtime, principal, body, ip }) {
-      const patch = validateSettingsPatch(body);
+      const patch = validatedPatch(runtime, body);
       if (patch.security && principal.kind !== 'master') {
         refuseLockOut(applyPatch(await loadSettings(runtime, runtime.current(), principal), patch), ip);
-      }
-      const billing = runtime.current().config.billing;
-      const currency = patch.account?.currency;
-      if (currency && !isConvertible(billing, currency)) {
-        throw invalidValue(`account.currency ${currency} has no exchange rate: prices are in ${billing.currency} (an operator adds the rate under billing.exchange_rates).`, 'account.currency');
       }
       return service.update(principal.accountId, patch, runtime.current().config.settings);
     },
   },
+  // An admin reads and changes any account's settings: the way back for an account whose
+  // allow-list no longer lets its own keys in (an address that changed), which nothing else offers.
+  {
+    method: 'GET',
+    path: '/v1/admin/users/:id/settings',
+    access: 'admin',
+    async handler({ runtime, params }) {
+      return service.get(existingAccount(runtime, params.id!), runtime.current().config.settings);
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/v1/admin/users/:id/settings',
+    access: 'admin',
+    async handler({ runtime, params, body }) {
+      const account = existingAccount(runtime, params.id!);
+      return service.update(account, validatedPatch(runtime, body), runtime.current().config.settings);
+    },
+  },
   ]);
+
+/** The body as a settings patch, its currency one the gateway can convert to. */
+function validatedPatch(runtime: Runtime, body: unknown): SettingsPatch {
+  const patch = validateSettingsPatch(body);
+  const billing = runtime.current().config.billing;
+  const currency = patch.account?.currency;
+  if (currency && !isConvertible(billing, currency)) {
+    throw invalidValue(`account.currency ${currency} has no exchange rate: prices are in ${billing.currency} (an operator adds the rate under billing.exchange_rates).`, 'account.currency');
+  }
+  return patch;
+}
+
+function existingAccount(runtime: Runtime, id: string): string {
+  if (!runtime.current().accounts.has(id)) throw notFound(`No user with id '${id}'.`);
+  return id;
+}
