@@ -101,7 +101,7 @@ describe('IP allow-list without trusted proxies', () => {
     await settings.update('demo', { security: { ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] } }, state.gw.gateway.runtime.current().config.settings);
     expect((await chat(url, DEMO_KEY)).status).toBe(403);
     const admin = (method: string, path: string, body?: unknown, key = MASTER_KEY) =>
-      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
         .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     expect((await admin('GET', '/v1/admin/users/demo/settings')).body.security).toMatchObject({ ip_whitelist_enabled: true, allowed_ips: ['203.0.113.0/24'] });
     const put = await admin('PUT', '/v1/admin/users/demo/settings', { security: { ip_whitelist_enabled: false } });
