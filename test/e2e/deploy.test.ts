@@ -17,6 +17,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/boot/gateway.ts';
+import { DEFAULT_CLOSE_TIMEOUT_MS } from '../../src/features/logs/queue.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway } from '../_setup.ts';
 
 const run = promisify(execFile);
@@ -45,11 +46,11 @@ const requiredVars = (text: string) =>
 /**
  * What a SIGTERM may take, in seconds, for a container environment: the drain deadline
  * (GATEWAY_DRAIN_TIMEOUT_MS or the default), then up to 4 s to end what is left (src/boot/gateway.ts),
- * plus room to flush the call log and exit.
+ * 1 s for a log retention pass, the call log's flush deadline (GATEWAY_FLUSH_TIMEOUT_MS, a failing
+ * store retried before the rows are spilled) and 3 s to close the store (src/features/logs/service.ts).
  */
-const FLUSH_ROOM_S = 10;
 const shutdownSeconds = (env: Record<string, string | undefined>) =>
-  Number(env.GATEWAY_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_TIMEOUT_MS) / 1000 + 4 + FLUSH_ROOM_S;
+  Number(env.GATEWAY_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_TIMEOUT_MS) / 1000 + 4 + 1 + Number(env.GATEWAY_FLUSH_TIMEOUT_MS ?? DEFAULT_CLOSE_TIMEOUT_MS) / 1000 + 3;
 
 describe('deploy/kubernetes', { timeout: 60_000 }, () => {
   let objects: Obj[];

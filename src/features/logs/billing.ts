@@ -67,3 +67,37 @@ export function toLogRecord(call: CallRecord): LogRecord {
     billed,
   };
 }
+
+/**
+ * The billing fields of a ledger row, for a log line when the row itself is lost (a full queue, a
+ * record the store refuses, a shutdown whose spill file cannot be written): enough for the log
+ * collector to keep the bill. Never the bodies, the client's address or error texts; no key
+ * material (only the key's id). No field is named like the logger's own `level`, `time` or `msg`.
+ */
+export function billingTrace(record: LogRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    created_at: isoTime(record.created_at),
+    account_id: record.account_id,
+    api_key_id: record.api_key_id,
+    provider_id: record.provider_id,
+    model: record.model,
+    endpoint: record.endpoint,
+    status: record.status,
+    http_status: record.http_status,
+    request_tokens: record.request_tokens,
+    response_tokens: record.response_tokens,
+    cached_tokens: record.cached_tokens,
+    reasoning_tokens: record.reasoning_tokens,
+    billed: record.billed,
+    input_cost: record.input_cost,
+    output_cost: record.output_cost,
+    currency: record.currency,
+  };
+}
+
+/** A drop path must never throw: a time `Date` cannot show is passed through as it is. */
+function isoTime(ms: number): string | number {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? ms : date.toISOString();
+}

@@ -115,9 +115,90 @@ describe('log queue', () => {
     expect(drops).toEqual(['closed']);
   });
 
-  it('gives up on close when the store stays down, counting what is lost', async () => {
+  it('keeps retrying at close until the store comes back, and loses nothing', async () => {
+    let down = true;
+    let attempts = 0;
+    const f = fakeStore({ fail: () => (attempts++, down), pingOk: () => !down });
+    const q = createLogQueue(f.store, { batchSize: 10, flushIntervalMs: 60_000, max: 100, retryBaseMs: 5, closeTimeoutMs: 5_000, logger: quiet });
+    q.enqueue(rec(1));
+    q.enqueue(rec(2));
+    setTimeout(() => (down = false), 400); // the database is back well after a few quick retries
+    const started = Date.now();
+    await q.close();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(attempts).toBeGreaterThan(3);
+    expect(f.written()).toEqual(['log_1', 'log_2']);
+    expect(q.dropped).toBe(0);
+    expect(q.spilled).toBe(0);
+  });
+
+  it('hands what the store did not take by the close deadline to spill, dropping nothing', async () => {
     const f = fakeStore({ fail: () => true, pingOk: () => false });
-    const q = createLogQueue(f.store, { batchSize: 10, flushIntervalMs: 60_000, max: 100, retryBaseMs: 1, closeAttempts: 2, logger: quiet });
+    const spills: string[][] = [];
+    const q = createLogQueue(f.store, {
+      batchSize: 2, flushIntervalMs: 60_000, max: 100, retryBaseMs: 5, closeTimeoutMs: 200, logger: quiet,
+      spill: async (records) => void spills.push(records.map((r) => r.id)),
+    });
+    for (let i = 0; i < 5; i++) q.enqueue(rec(i, true));
+    const started = Date.now();
+    await q.close();
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(took).toBeLessThan(1_000);
+    expect(spills).toEqual([['log_0', 'log_1', 'log_2', 'log_3', 'log_4']]);
+    expect(q.depth).toBe(0);
+    expect(q.dropped).toBe(0);
+    expect(q.spilled).toBe(5);
+  });
+
+  it('a store that never answers cannot hold close past the deadline: the write in flight is spilled too', async () => {
+    const f = fakeStore({ gate: new Promise<void>(() => {}) }); // every write hangs, like a blackholed server
+    const spilled: string[] = [];
+    const q = createLogQueue(f.store, {
+      batchSize: 10, flushIntervalMs: 60_000, max: 100, closeTimeoutMs: 150, logger: quiet,
+      spill: async (records) => void spilled.push(...records.map((r) => r.id)),
+    });
+    q.enqueue(rec(1));
+    q.enqueue(rec(2));
+    const started = Date.now();
+    await q.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(spilled).toEqual(['log_1', 'log_2']);
+    expect(q.dropped).toBe(0);
+  }, 5_000);
+
+  it('when spilling fails, logs every lost record with its billing fields and never its bodies', async () => {
+    const f = fakeStore({ fail: () => true, pingOk: () => false });
+    const warnings: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+    const q = createLogQueue(f.store, {
+      batchSize: 10, flushIntervalMs: 60_000, max: 100, retryBaseMs: 5, closeTimeoutMs: 50,
+      logger: { warn: (message, meta) => void warnings.push({ message, meta }) },
+      spill: async () => {
+        throw Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
+      },
+    });
+    q.enqueue(makeRecord({
+      id: 'log_paid', account_id: 'acct_9', api_key_id: 'key_7', model: 'gpt-4o', request_tokens: 120, response_tokens: 80,
+      input_cost: '0.0012', output_cost: '0.0016', currency: 'USD', created_at: Date.parse('2025-05-04T03:02:01.000Z'),
+      request: '{"messages":[{"role":"user","content":"my secret prompt"}]}', response: '{"choices":["the answer"]}',
+    }));
+    await q.close();
+    expect(q.dropped).toBe(1);
+    const lines = warnings.filter((w) => w.message === 'log record dropped');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.meta).toMatchObject({
+      id: 'log_paid', created_at: '2025-05-04T03:02:01.000Z', account_id: 'acct_9', api_key_id: 'key_7', model: 'gpt-4o',
+      request_tokens: 120, response_tokens: 80, input_cost: '0.0012', output_cost: '0.0016', currency: 'USD', billed: true,
+      reason: 'closed',
+    });
+    const text = JSON.stringify(warnings);
+    for (const leak of ['my secret prompt', 'the answer', '"request"', '"response"', '"ip"', '"user_agent"']) expect(text).not.toContain(leak);
+    expect(warnings.some((w) => w.message === 'could not spill the unwritten log records')).toBe(true);
+  });
+
+  it('without a spill, close drops what the store did not take by the deadline, counting it', async () => {
+    const f = fakeStore({ fail: () => true, pingOk: () => false });
+    const q = createLogQueue(f.store, { batchSize: 10, flushIntervalMs: 60_000, max: 100, retryBaseMs: 1, closeTimeoutMs: 20, logger: quiet });
     q.enqueue(rec(1));
     q.enqueue(rec(2));
     await expect(q.flush()).rejects.toThrow('write failed');

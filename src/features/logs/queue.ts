@@ -12,8 +12,20 @@
  * backoff. When the batch fails twice while the store still answers `ping()`, the batch itself
  * is the problem (a record the database refuses), so its records are written one by one and only
  * the refused ones are dropped; an outage (ping fails too) just keeps waiting.
+ *
+ * Close (shutdown): the queue keeps retrying, with backoff, until `closeTimeoutMs` has passed,
+ * each attempt bounded by that deadline too (a server that never answers cannot hold the
+ * shutdown). What is still unwritten then goes to `spill` (a file replayed at the next start);
+ * a write still in flight may land as well, which is harmless: the stores ignore an id they hold.
+ * A dropped record is logged with its billing fields, so the bill survives in the log collector.
  */
+import { billingTrace } from './billing.ts';
 import type { LogRecord, LogStore } from './types.ts';
+
+/** How long `close()` retries a failing store by default (see `GATEWAY_FLUSH_TIMEOUT_MS`). */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 15_000;
+/** Longest pause between two attempts at close: a store that comes back is used within it. */
+const CLOSE_RETRY_MAX_MS = 2_000;
 
 export type DropReason = 'full' | 'rejected' | 'closed';
 
@@ -31,8 +43,13 @@ export interface LogQueueOptions {
   /** First retry delay after a failed write (default 200 ms), doubled up to `retryMaxMs`. */
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /** Write attempts `close()` makes before giving up on what is left (default 3). */
-  closeAttempts?: number;
+  /** How long `close()` keeps retrying a failing store (default {@link DEFAULT_CLOSE_TIMEOUT_MS}). */
+  closeTimeoutMs?: number;
+  /**
+   * Given by `close()` what the store did not take by the deadline, to keep it elsewhere (spill.ts).
+   * Absent or rejecting: those records are dropped.
+   */
+  spill?: (records: LogRecord[]) => Promise<void>;
   logger?: { warn(message: string, meta?: Record<string, unknown>): void };
 }
 
@@ -40,10 +57,15 @@ export interface LogQueue {
   enqueue(record: LogRecord): void;
   /** Writes everything queued now; rejects (keeping the records) if the store fails. */
   flush(): Promise<void>;
-  /** Stops the timers and flushes; records still unwritable after the retries are dropped. */
+  /**
+   * Stops the timers and flushes, retrying until the close deadline; then spills what is left
+   * (or drops it when there is no spill or it fails). Never takes much longer than the deadline.
+   */
   close(): Promise<void>;
   readonly depth: number;
   readonly dropped: number;
+  /** Records handed to `spill` at close. */
+  readonly spilled: number;
   /** Records queued without their bodies because the queue was filling up. */
   readonly stripped: number;
 }
@@ -58,6 +80,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
   const logger = options.logger ?? { warn: (m: string, meta?: object) => console.warn(m, meta ?? '') };
   const items: LogRecord[] = [];
   let dropped = 0;
+  let spilled = 0;
   let stripped = 0;
   let failures = 0;
   let closed = false;
@@ -68,8 +91,8 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
   function drop(record: LogRecord, reason: DropReason, error?: unknown): void {
     dropped++;
     options.onDrop?.(record, reason);
-    // Logged per record: a lost billing row must leave a trace with its id.
-    logger.warn('log record dropped', { id: record.id, reason, dropped, error: error ? String(error) : undefined });
+    // Logged per record: a lost billing row must leave its bill in the log collector.
+    logger.warn('log record dropped', { ...billingTrace(record), reason, dropped, error: error ? String(error) : undefined });
   }
 
   async function writeBatch(batch: LogRecord[]): Promise<void> {
@@ -124,6 +147,11 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     return running;
   }
 
+  async function flush(): Promise<void> {
+    // A run may have started before the newest records arrived; pump loops until empty.
+    while (items.length > 0 || running) await run(true);
+  }
+
   function kick(all: boolean): void {
     run(all).catch(() => {});
   }
@@ -163,25 +191,35 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
       schedule();
     },
 
-    async flush() {
-      // A run may have started before the newest records arrived; pump loops until empty.
-      while (items.length > 0 || running) await run(true);
-    },
+    flush,
 
     async close() {
       closed = true;
       clearTimeout(timer);
       clearTimeout(retryTimer);
-      const attempts = options.closeAttempts ?? 3;
-      for (let i = 1; i <= attempts; i++) {
+      timer = retryTimer = undefined;
+      const deadline = Date.now() + Math.max(0, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+      for (let attempt = 0; items.length > 0 || running; attempt++) {
+        if ((await within(flush(), deadline - Date.now())) === 'done') return;
+        const pause = Math.min(retryMax, CLOSE_RETRY_MAX_MS, retryBase * 2 ** Math.min(attempt, 20), deadline - Date.now());
+        if (pause <= 0) break;
+        await new Promise((r) => setTimeout(r, pause));
+      }
+      // The deadline: the records of a write still in flight go too (a late success is harmless).
+      const left = items.splice(0);
+      if (left.length === 0) return;
+      if (options.spill) {
         try {
-          await this.flush();
+          await options.spill(left);
+          spilled += left.length;
           return;
-        } catch {
-          if (i < attempts) await new Promise((r) => setTimeout(r, Math.min(retryMax, retryBase * 2 ** (i - 1))));
+        } catch (error) {
+          logger.warn('could not spill the unwritten log records', { records: left.length, error: String(error) });
+          for (const record of left) drop(record, 'closed', error);
+          return;
         }
       }
-      for (const record of items.splice(0)) drop(record, 'closed');
+      for (const record of left) drop(record, 'closed');
     },
 
     get depth() {
@@ -190,8 +228,19 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     get dropped() {
       return dropped;
     },
+    get spilled() {
+      return spilled;
+    },
     get stripped() {
       return stripped;
     },
   };
+}
+
+/** How `work` settled within `ms`: `done`, `failed`, or `late` (still running; never awaited again). */
+function within(work: Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), 'late')));
+  const settled = work.then(() => 'done' as const, () => 'failed' as const);
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

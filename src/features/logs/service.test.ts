@@ -1,14 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Runtime } from '../../pipeline/runtime.ts';
+import type { Logger } from '../../pipeline/types.ts';
 import { startRetention } from './retention.ts';
-import { createLogService, logHealthProbes } from './service.ts';
+import { createLogService, flushTimeoutFrom, logHealthProbes } from './service.ts';
+import { listSpillFiles, spillDirOf, writeSpillFile } from './spill.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogStore } from './types.ts';
 
-const logger = { info: () => {}, warn: () => {}, error: () => {} };
+const logger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 const DAY = 86_400_000;
 let dirs: string[] = [];
 
@@ -17,14 +19,19 @@ afterEach(async () => {
   dirs = [];
 });
 
-async function service(queueMax = 10) {
+async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-logsvc-'));
   dirs.push(dir);
+  return dir;
+}
+
+async function service(queueMax = 10, options: { dir?: string; env?: NodeJS.ProcessEnv; logger?: Logger } = {}) {
+  const dir = options.dir ?? (await tempDir());
   const runtime = { dataDir: dir, current: () => ({ config: { logs: { retention_days: 30 } } }) } as unknown as Runtime;
   return createLogService({
     runtime,
-    env: {},
-    logger,
+    env: options.env ?? {},
+    logger: options.logger ?? logger,
     logs: { retention_days: 30, batch_size: 1000, flush_interval_ms: 60_000, queue_max: queueMax },
   });
 }
@@ -60,6 +67,50 @@ describe('log service', () => {
     svc.queue.enqueue(makeRecord({ id: 'log_b' }));
     await svc.close();
     expect(order).toEqual(['insert 2', 'close']);
+  });
+});
+
+describe('log service with a store that fails at shutdown', () => {
+  it('GATEWAY_FLUSH_TIMEOUT_MS: 15 s by default, milliseconds >= 0, anything else stops the start', async () => {
+    expect(flushTimeoutFrom({})).toBe(15_000);
+    expect(flushTimeoutFrom({ GATEWAY_FLUSH_TIMEOUT_MS: ' 2500 ' })).toBe(2500);
+    expect(flushTimeoutFrom({ GATEWAY_FLUSH_TIMEOUT_MS: '0' })).toBe(0);
+    for (const bad of ['-1', '20s', 'NaN']) expect(() => flushTimeoutFrom({ GATEWAY_FLUSH_TIMEOUT_MS: bad })).toThrow('GATEWAY_FLUSH_TIMEOUT_MS');
+    await expect(service(10, { env: { GATEWAY_FLUSH_TIMEOUT_MS: 'soon' } })).rejects.toThrow("not 'soon'");
+  });
+
+  it('spills what the store did not take by GATEWAY_FLUSH_TIMEOUT_MS to the data directory; the next start stores it', async () => {
+    const dir = await tempDir();
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const first = await service(10, { dir, env: { GATEWAY_FLUSH_TIMEOUT_MS: '200' }, logger: { ...logger, warn: (m, f) => void warnings.push([m, f]) } });
+    const down = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    vi.spyOn(first.store, 'insertBatch').mockImplementation(down);
+    vi.spyOn(first.store, 'ping').mockImplementation(down);
+    first.queue.enqueue(makeRecord({ id: 'log_a', request: '{"messages":[]}' }));
+    first.queue.enqueue(makeRecord({ id: 'log_b' }));
+    await first.close();
+    expect(first.queue.dropped).toBe(0);
+    const [file] = await listSpillFiles(spillDirOf(dir));
+    expect(file).toBeDefined();
+    expect(warnings.find(([m]) => m.startsWith('log store unavailable at shutdown'))?.[1]).toMatchObject({ file, records: 2 });
+
+    const second = await service(10, { dir });
+    await second.replay.done;
+    expect((await second.store.get('log_a'))?.request).toEqual({ messages: [] });
+    expect(await second.store.get('log_b')).not.toBeNull();
+    expect(await readdir(spillDirOf(dir))).toEqual([]);
+    await second.close();
+  });
+
+  it('stores the spill files it finds at start in the background, deleting each once stored', async () => {
+    const dir = await tempDir();
+    await writeSpillFile(spillDirOf(dir), [makeRecord({ id: 'log_x' }), makeRecord({ id: 'log_y' })]);
+    const svc = await service(10, { dir });
+    await svc.replay.done;
+    expect(await svc.store.get('log_x')).not.toBeNull();
+    expect(await svc.store.get('log_y')).not.toBeNull();
+    expect(await listSpillFiles(spillDirOf(dir))).toEqual([]);
+    await svc.close();
   });
 });
 

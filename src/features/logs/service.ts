@@ -5,7 +5,9 @@
  *
  * `enqueue` converts the call into its ledger row (billing.ts) and queues it: no I/O on the
  * request path. `close()` stops retention, flushes the queue, then closes the store, in that
- * order, so a shutdown writes everything accepted before it.
+ * order, so a shutdown writes everything accepted before it. A store that fails at shutdown is
+ * retried for `GATEWAY_FLUSH_TIMEOUT_MS`; what it still has not taken then is written to a spill
+ * file (spill.ts), which the next start stores in the background (spill-replay.ts).
  *
  * Queue sizes come from `logs:` at start; a reload changes the retention age only.
  */
@@ -16,17 +18,38 @@ import type { HealthProbe } from '../../pipeline/services.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import { toLogRecord } from './billing.ts';
 import { createLogStore } from './log-store.ts';
-import { createLogQueue, type LogQueue } from './queue.ts';
+import { createLogQueue, DEFAULT_CLOSE_TIMEOUT_MS, type LogQueue } from './queue.ts';
 import { startRetention, type RetentionJob } from './retention.ts';
+import { spillDirOf, writeSpillFile } from './spill.ts';
+import { replaySpills, type SpillReplay } from './spill-replay.ts';
 import type { LogRecord, LogStore } from './types.ts';
 
 /** Share of `queue_max` from which the health `queue` component is degraded. */
 export const QUEUE_DEGRADED_RATIO = 0.8;
+/**
+ * At shutdown, the longest waits for a retention pass in progress and for the store to close: on a
+ * PostgreSQL server that stopped answering, a query in flight (and the pool's end, which waits for
+ * it) lasts up to the 30 s query timeout, and the shutdown must stay inside the grace period.
+ * Nothing is lost by going on: the queue has written or spilled its records by then.
+ */
+const RETENTION_STOP_TIMEOUT_MS = 1_000;
+const STORE_CLOSE_TIMEOUT_MS = 3_000;
+
+/** `GATEWAY_FLUSH_TIMEOUT_MS` (milliseconds, default 15 s); anything but a number >= 0 stops the start. */
+export function flushTimeoutFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.GATEWAY_FLUSH_TIMEOUT_MS?.trim();
+  if (!raw) return DEFAULT_CLOSE_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`GATEWAY_FLUSH_TIMEOUT_MS must be a number of milliseconds >= 0, not '${raw}'`);
+  return ms;
+}
 
 export interface LogService extends LogSink {
   readonly store: LogStore;
   readonly queue: LogQueue;
   readonly retention: RetentionJob;
+  /** Storing the spill files found at start. */
+  readonly replay: SpillReplay;
   readonly queueMax: number;
   /** Called with every ledger row queued (metrics, notifications). */
   onRecord(listener: (record: LogRecord, call: CallRecord) => void): void;
@@ -47,6 +70,8 @@ export interface LogServiceOptions {
 export async function createLogService(options: LogServiceOptions): Promise<LogService> {
   const { runtime, env, logger } = options;
   const config = options.logs ?? runtime.current().config.logs;
+  const closeTimeoutMs = flushTimeoutFrom(env);
+  const spillDir = spillDirOf(runtime.dataDir);
   const store = await createLogStore({
     dataDir: runtime.dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -57,8 +82,16 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     batchSize: config.batch_size,
     flushIntervalMs: config.flush_interval_ms,
     max: config.queue_max,
+    closeTimeoutMs,
+    async spill(records) {
+      const file = await writeSpillFile(spillDir, records);
+      logger.warn('log store unavailable at shutdown: log records saved to a spill file, stored at the next start', {
+        file, records: records.length, flush_timeout_ms: closeTimeoutMs,
+      });
+    },
     logger,
   });
+  const replay = replaySpills(store, spillDir, logger, { batchSize: config.batch_size });
   const retention = startRetention(store, () => runtime.current().config.logs.retention_days, logger, options.retentionIntervalMs);
   const listeners: Array<(record: LogRecord, call: CallRecord) => void> = [];
   let closing: Promise<void> | undefined;
@@ -67,6 +100,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     store,
     queue,
     retention,
+    replay,
     queueMax: config.queue_max,
     enqueue(call) {
       let record: LogRecord;
@@ -90,13 +124,27 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     },
     close() {
       closing ??= (async () => {
-        await retention.stop();
+        replay.stop();
+        await waitAtMost(retention.stop(), RETENTION_STOP_TIMEOUT_MS, 'log retention stop', logger);
         await queue.close();
-        await store.close();
+        await waitAtMost(store.close(), STORE_CLOSE_TIMEOUT_MS, 'log store close', logger);
       })();
       return closing;
     },
   };
+}
+
+/** Waits for `work` at most `ms` (the process is about to exit), logging a failure or the give-up. */
+async function waitAtMost(work: Promise<unknown>, ms: number, what: string, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, ms, 'late')));
+  const settled = work.then(
+    () => 'done' as const,
+    (error: unknown) => logger.warn(`${what} failed`, { error: String(error) }),
+  );
+  if ((await Promise.race([settled, late]).finally(() => clearTimeout(timer))) === 'late') {
+    logger.warn(`${what} still running; going on without it`, { waited_ms: ms });
+  }
 }
 
 /** The `database` and `queue` components of `/v1/system/health`. */
