@@ -24,12 +24,14 @@ WORKDIR /build
 ENV npm_config_nodedir=/usr npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY scripts/build.ts scripts/
+COPY scripts/build.ts scripts/container-config.ts scripts/
+COPY gateway.yaml ./
 COPY tsconfig.json ./
 COPY schemas schemas/
 COPY src src/
 COPY console console/
 RUN npm run build \
+ && npx tsx scripts/container-config.ts gateway.yaml > image-gateway.yaml \
  && npm prune --omit=dev \
  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
       node_modules/better-sqlite3/build/Release/obj* node_modules/better-sqlite3/build/Release/.deps \
@@ -48,9 +50,10 @@ WORKDIR /app
 COPY --from=build /build/package.json ./
 COPY --from=build /build/node_modules node_modules/
 COPY --from=build /build/dist dist/
-# A starting configuration (the repository's sample, aimed at a mock upstream on the host): mount
-# your own gateway.yaml over it, read-only (a Kubernetes ConfigMap is).
-COPY gateway.yaml /etc/gateway/
+# A starting configuration (the repository's sample, aimed at a mock upstream on the host, without
+# its public demo key and account: only GATEWAY_MASTER_KEY gets in): mount your own gateway.yaml
+# over it, read-only (a Kubernetes ConfigMap is).
+COPY --from=build /build/image-gateway.yaml /etc/gateway/gateway.yaml
 # MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas (main, the SQLite log's worker, libuv's
 # pool) held ~3 MiB at idle and ~7 MiB under load beyond two (bench/README.md, issue 18).
 ENV NODE_ENV=production \

@@ -52,14 +52,14 @@ interface Running {
 }
 
 /** Runs the image detached, as a Kubernetes pod runs it (read-only root, no capabilities, config read-only). */
-async function runGateway(suffix: string): Promise<Running> {
+async function runGateway(suffix: string, { mountConfig = true } = {}): Promise<Running> {
   const port = await freePort();
   const name = `gw-test-${suffix}-${tag}`;
   names.push(name);
   await podman([
     'run', '-d', '--name', name,
     '--read-only', '--cap-drop=ALL', '--security-opt=no-new-privileges',
-    '-v', `${join(dir, 'gateway.yaml')}:/etc/gateway/gateway.yaml:ro`,
+    ...(mountConfig ? ['-v', `${join(dir, 'gateway.yaml')}:/etc/gateway/gateway.yaml:ro`] : []),
     '-v', `${volume}:/var/lib/gateway`,
     '-e', `PORT=${port}`, '-e', 'HOST=127.0.0.1', '-e', `GATEWAY_MASTER_KEY=${MASTER}`, '-e', `MOCK_URL=${mock.url}/v1`,
     IMAGE,
@@ -171,6 +171,15 @@ describe('the container image', () => {
     const logs = await logsOf(gw.name);
     expect(logs).toContain('shutting down');
     expect(logs).not.toMatch(/"level":"error"/);
+  });
+
+  it('run without a mounted config, refuses the public demo key and lets the master key in', async () => {
+    const bare = await runGateway('bare', { mountConfig: false });
+    const status = (key: string) => fetch(`${bare.url}/v1/system/status`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    // The sample gateway.yaml's key, published in README and the file itself.
+    expect(await status('sk-bf-demo-0000000000000000000000000000')).toBe(401);
+    expect(await status(MASTER)).toBe(200);
+    await podman(['rm', '-f', bare.name]);
   });
 
   it('lost no call-log record: a second container on the same volume lists every call', async () => {
