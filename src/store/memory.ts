@@ -161,6 +161,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     return refusedBy ? { allowed, rates: states, refusedBy } : { allowed, rates: states };
   }
 
+  /** A plain value (a counter reads as its number), or null. */
+  function valueOf(key: string): string | null {
+    const raw = values.get(key) ?? pinnedValue(key);
+    if (raw !== undefined) return raw;
+    expireCounters(key, now());
+    const counter = counters.get(key);
+    return counter === undefined ? null : String(counter);
+  }
+
+  function setValue(key: string, value: string, ttlMs: number | undefined): void {
+    dropCounter(key);
+    if (isDurableKey(key)) pin(key, value, ttlMs);
+    else values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
+  }
+
   function acquireNow(key: string, maxHeld: number, ttlMs: number): string | null {
     const t = now();
     const held = leases.get(key) ?? new Map<string, number>();
@@ -179,16 +194,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     kind: 'memory',
     healthy: true,
     async get(key) {
-      const raw = values.get(key) ?? pinnedValue(key);
-      if (raw !== undefined) return raw;
-      expireCounters(key, now());
-      const counter = counters.get(key);
-      return counter === undefined ? null : String(counter);
+      return valueOf(key);
     },
     async set(key, value, ttlMs) {
-      dropCounter(key);
-      if (isDurableKey(key)) pin(key, value, ttlMs);
-      else values.set(key, value, { ttl: ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0 });
+      setValue(key, value, ttlMs);
+    },
+    async compareAndSet(key, expected, value, ttlMs) {
+      // No await between the read and the write: atomic, as the Lua script is on Redis.
+      if (valueOf(key) !== expected) return false;
+      if (value !== null) setValue(key, value, ttlMs);
+      else {
+        values.delete(key);
+        unpin(key);
+        dropCounter(key);
+      }
+      return true;
     },
     async del(key) {
       values.delete(key);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory.ts';
@@ -12,6 +13,59 @@ const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 // A random prefix per run keeps parallel runs (and other suites) apart; afterAll deletes its keys.
 const prefix = `gwtest:${randomUUID()}:`;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A TCP proxy to `target` that can hang as a stopped Redis does (`kill -STOP`): connections stay
+ * open and what is sent is held, unanswered, until `resume()` delivers it in order.
+ */
+async function hangingProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  let hung = false;
+  const held: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+  const forward = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => (hung ? held.push(() => to.write(chunk)) : to.write(chunk)));
+  const server = createServer((client) => {
+    const upstream = connect(Number(port || 6379), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as { port: number }).port}`,
+    hang: () => void (hung = true),
+    resume() {
+      hung = false;
+      for (const send of held.splice(0)) send();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** How long `promise` took; fails (without waiting for it) once it is pending after `limitMs`. */
+async function timed(promise: Promise<unknown>, limitMs: number): Promise<number> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still pending after ${limitMs} ms`)), limitMs)));
+  try {
+    await Promise.race([promise, late]);
+    return Date.now() - started;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 let admin: Redis;
 beforeAll(async () => {
@@ -139,5 +193,47 @@ describe('resilient store over an unreachable Redis', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(/unavailable/);
     await expect(store.ping()).rejects.toThrow();
+  });
+});
+
+describe('a hung Redis (connected, never answering)', () => {
+  it('is skipped after one command timeout: calls answer locally at once until a probe PING gets through', async () => {
+    const proxy = await hangingProxy(url);
+    const logs: string[] = [];
+    const store = createResilientStore(await createRedisStore(proxy.url, { prefix, commandTimeoutMs: 300 }), createMemoryStore(), (m) => logs.push(m), { coolDownMs: 100 });
+    try {
+      const key = `gw:kv:${randomUUID()}`;
+      await store.set(key, 'shared');
+      proxy.hang();
+      expect(await timed(store.get(key), 2000)).toBeGreaterThanOrEqual(250); // the call that finds out
+      for (let i = 0; i < 5; i++) expect(await timed(store.incrBy(`${key}:n`, 1), 2000)).toBeLessThan(150);
+      expect(await store.get(`${key}:n`)).toBe('5'); // counted locally
+      expect(store.healthy).toBe(false);
+      expect(logs).toEqual([expect.stringMatching(/unavailable, using local state: Command timed out/)]);
+      proxy.resume();
+      const deadline = Date.now() + 3000;
+      while (!store.healthy && Date.now() < deadline) await sleep(20);
+      expect(store.healthy).toBe(true);
+      expect(await store.get(key)).toBe('shared');
+      expect(logs).toEqual([expect.anything(), expect.stringMatching(/available again/)]);
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('lets an unsubscribe and the close finish within about a second each, then disconnects', async () => {
+    const proxy = await hangingProxy(url);
+    const store = await createRedisStore(proxy.url, { prefix });
+    try {
+      expect(store.healthy).toBe(true);
+      const stop = await store.subscribe('gw:bus:hung-a', () => {});
+      await store.subscribe('gw:bus:hung-b', () => {});
+      proxy.hang();
+      expect(await timed(stop(), 3000)).toBeLessThan(1500);
+      expect(await timed(store.close(), 3000)).toBeLessThan(1500);
+    } finally {
+      await proxy.close();
+    }
   });
 });

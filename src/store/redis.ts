@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Redis, RedisOptions } from 'ioredis';
 import { assertInteger, assertLease, assertRules, parseCounter } from './rules.ts';
-import { ACQUIRE_LUA, ADMIT_LUA, CIRCUIT_CHECK_LUA, CIRCUIT_FAILURE_LUA } from './scripts.ts';
+import { ACQUIRE_LUA, ADMIT_LUA, CIRCUIT_CHECK_LUA, CIRCUIT_FAILURE_LUA, COMPARE_AND_SET_LUA } from './scripts.ts';
 import type { AdmitResult, CircuitCheck, RateState, StateStore } from './types.ts';
 
 export interface RedisStoreOptions {
@@ -22,6 +22,11 @@ export interface RedisStoreOptions {
   connectionName?: string;
   /** Told about connection losses and recoveries (once each). Default: silent. */
   log?: (message: string) => void;
+  /**
+   * How long an UNSUBSCRIBE, and QUIT at close, may wait for Redis before we stop waiting and
+   * disconnect (default 1000): a hung Redis must not hold a shutdown past its grace period.
+   */
+  closeTimeoutMs?: number;
 }
 
 /** The client once our scripts are defined on it (`defineCommand` adds these methods at runtime). */
@@ -30,6 +35,7 @@ interface ScriptedRedis extends Redis {
   gwAcquire(key: string, max: number, ttlMs: number, leaseId: string): Promise<number>;
   gwCircuitCheck(key: string, probeHoldMs: number, ttlMs: number): Promise<number[]>;
   gwCircuitFailure(key: string, threshold: number, cooldownMs: number, maxCooldownMs: number, ttlMs: number): Promise<number[]>;
+  gwCompareAndSet(key: string, ...args: (string | number)[]): Promise<number>;
 }
 
 const VERDICTS: ReadonlyArray<CircuitCheck['verdict']> = ['closed', 'open', 'probe'];
@@ -80,15 +86,24 @@ function firstConnection(client: Redis, ms: number): Promise<void> {
   });
 }
 
-async function shutdown(client: Redis): Promise<void> {
-  if (client.status === 'ready') {
-    try {
-      await client.quit();
-      return;
-    } catch {
-      /* fall through to a hard disconnect */
-    }
+/**
+ * What `reply` gives, or false when it takes longer than `ms`. A hung Redis (connected, never
+ * answering) leaves a command pending for good on a connection without `commandTimeout` (the
+ * subscriber's): past the bound we stop waiting; the command is dropped at the disconnect.
+ */
+async function within(reply: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([reply, late]);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** QUIT (pending replies delivered first) when Redis answers it within `ms`, else a hard disconnect. */
+async function shutdown(client: Redis, ms: number): Promise<void> {
+  if (client.status === 'ready' && (await within(client.quit().then(() => true, () => false), ms))) return;
   client.disconnect();
 }
 
@@ -108,6 +123,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
   client.defineCommand('gwAcquire', { lua: ACQUIRE_LUA, numberOfKeys: 1 });
   client.defineCommand('gwCircuitCheck', { lua: CIRCUIT_CHECK_LUA, numberOfKeys: 1 });
   client.defineCommand('gwCircuitFailure', { lua: CIRCUIT_FAILURE_LUA, numberOfKeys: 1 });
+  client.defineCommand('gwCompareAndSet', { lua: COMPARE_AND_SET_LUA, numberOfKeys: 1 });
   const wait = options.connectTimeoutMs ?? 2000;
   await Promise.all([firstConnection(client, wait), firstConnection(subscriber, wait)]);
 
@@ -121,10 +137,19 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
   });
 
+  const closeTimeoutMs = options.closeTimeoutMs ?? 1000;
   /** Sends a subscriber command; awaited only when connected, else it is queued for reconnect. */
   async function subscriberCommand(command: Promise<unknown>): Promise<void> {
     if (subscriber.status === 'ready') await command;
     else command.catch(() => {});
+  }
+  /**
+   * An UNSUBSCRIBE, waited for `closeTimeoutMs` at most: the local listeners are gone already,
+   * so nothing waits on Redis's reply (it is sent on reconnect, or dropped at close).
+   */
+  async function unsubscribeCommand(name: string): Promise<void> {
+    const sent = subscriber.unsubscribe(name).then(() => true, () => false);
+    if (subscriber.status === 'ready') await within(sent, closeTimeoutMs);
   }
 
   return {
@@ -141,6 +166,10 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     },
     async del(key) {
       await client.del(k(key));
+    },
+    async compareAndSet(key, expected, value, ttlMs) {
+      const ttl = ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0;
+      return (await client.gwCompareAndSet(k(key), expected === null ? 0 : 1, expected ?? '', value === null ? 0 : 1, value ?? '', ttl)) === 1;
     },
     async incrBy(key, delta) {
       assertInteger(delta, 'incrBy delta');
@@ -214,7 +243,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
       const unsubscribe = async () => {
         if (!listeners.delete(listener) || listeners.size > 0 || channels.get(name) !== entry) return;
         channels.delete(name);
-        await subscriberCommand(subscriber.unsubscribe(name));
+        await unsubscribeCommand(name);
       };
       try {
         await entry.ready;
@@ -231,7 +260,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     },
     async close() {
       channels.clear();
-      await Promise.all([shutdown(client), shutdown(subscriber)]);
+      await Promise.all([shutdown(client, closeTimeoutMs), shutdown(subscriber, closeTimeoutMs)]);
     },
   };
 }

@@ -163,3 +163,25 @@ end
 save(ARGV[4])
 return { failures, openUntil, cooldown, probing and 1 or 0 }
 `;
+
+/**
+ * `compareAndSet`: KEYS[1] = a plain value. ARGV = hasExpected (1/0), expected, hasValue (1/0),
+ * value, ttlMs (0: no expiry). Replaces the value (or deletes it when hasValue is 0) only when it
+ * is `expected`, or absent when hasExpected is 0. Returns 1 when replaced, 0 otherwise.
+ */
+export const COMPARE_AND_SET_LUA = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+if ARGV[3] ~= '1' then
+  redis.call('DEL', KEYS[1])
+elseif tonumber(ARGV[5]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+else
+  redis.call('SET', KEYS[1], ARGV[4])
+end
+return 1
+`;

@@ -77,6 +77,34 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(await store.get(kept)).toBe('v');
     });
 
+    it('compares and sets: takes an absent key, replaces or deletes only the expected value', async () => {
+      const k = key('cas');
+      expect(await store.compareAndSet(k, null, 'one', 200)).toBe(true);
+      expect(await store.compareAndSet(k, null, 'other', 200)).toBe(false);
+      expect(await store.compareAndSet(k, 'two', 'other')).toBe(false);
+      expect(await store.get(k)).toBe('one');
+      // Renewed: the ttl starts again from now.
+      await advance(150);
+      expect(await store.compareAndSet(k, 'one', 'one', 200)).toBe(true);
+      await advance(150);
+      expect(await store.get(k)).toBe('one');
+      expect(await store.compareAndSet(k, 'other', null)).toBe(false);
+      expect(await store.compareAndSet(k, 'one', null)).toBe(true);
+      expect(await store.get(k)).toBeNull();
+      // Expired is absent: free to take again.
+      expect(await store.compareAndSet(k, null, 'three', 100)).toBe(true);
+      await advance(200);
+      expect(await store.compareAndSet(k, null, 'four')).toBe(true);
+      expect(await store.get(k)).toBe('four');
+    });
+
+    it('lets exactly one of many parallel callers take an absent key', async () => {
+      const k = key('cas');
+      const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => store.compareAndSet(k, null, `token-${i}`, 10_000)));
+      expect(taken.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(k)).toBe(`token-${taken.indexOf(true)}`);
+    });
+
     it('increments counters atomically and reads them back, missing ones as 0', async () => {
       const a = key('ctr');
       const b = key('ctr');

@@ -78,6 +78,12 @@ export interface StateStore {
   /** `ttlMs` 0 or absent: no expiry. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   del(key: string): Promise<void>;
+  /**
+   * Atomically replaces a plain value when it is `expected` (null: only when absent) with `value`
+   * (`ttlMs` as in `set`), or deletes it when `value` is null. Resolves true when it did. The step
+   * a cluster lease needs: take when free, renew or release only one's own token.
+   */
+  compareAndSet(key: string, expected: string | null, value: string | null, ttlMs?: number): Promise<boolean>;
   /** Atomically add to an integer counter; returns the new value. */
   incrBy(key: string, delta: number): Promise<number>;
   /** Read several integer counters at once (missing = 0). */
