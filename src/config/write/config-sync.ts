@@ -5,7 +5,8 @@
  * state-store entry sealed with AES-256-GCM under a key derived from GATEWAY_MASTER_KEY, which the
  * instances share and Redis never sees. An instance whose own file already has that version (a
  * shared file) just reloads it; one without the master key cannot open the entry, so it follows
- * only through a shared file.
+ * only through a shared file. Each version also has a number, above the one it was made on
+ * (shared-versions.ts), so an instance can tell a newer version from one it already has.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { Secrets } from '../secrets.ts';
@@ -54,14 +55,27 @@ export function openConfig(masterKey: string, sealed: string): { version: string
   }
 }
 
-/** Stores the sealed content of a change (nothing without a master key: followers then need a shared file). */
-export async function shareConfig(store: StateStore, masterKey: string | undefined, version: string, content: ConfigContent): Promise<void> {
-  if (masterKey) await store.set(CONFIG_ENTRY_KEY, sealConfig(masterKey, version, content));
+/** The latest shared version: its number, its digest, and its content when this instance can open it. */
+export interface SharedVersion {
+  seq: number;
+  version: string;
+  content: ConfigContent | null;
 }
 
-/** The latest shared content, or null when there is none this instance can open. */
-export async function sharedConfig(store: StateStore, masterKey: string | undefined): Promise<{ version: string; content: ConfigContent } | null> {
-  if (!masterKey) return null;
-  const sealed = await store.get(CONFIG_ENTRY_KEY);
-  return sealed ? openConfig(masterKey, sealed) : null;
+/**
+ * Stores version `seq` of the config: `<seq>-<digest>`, sealed with the content (the number bound
+ * as associated data) when there is a master key; without one, followers need a shared file.
+ */
+export async function shareConfig(store: StateStore, masterKey: string | undefined, seq: number, version: string, content: ConfigContent): Promise<void> {
+  const head = `${seq}-${version}`;
+  await store.set(CONFIG_ENTRY_KEY, masterKey ? sealConfig(masterKey, head, content) : head);
+}
+
+/** The latest shared version (content null when sealed under another master key, or none), or null when there is none. */
+export async function sharedConfig(store: StateStore, masterKey: string | undefined): Promise<SharedVersion | null> {
+  const entry = await store.get(CONFIG_ENTRY_KEY);
+  const head = /^(\d+)-([0-9a-f]{64})(?:\.|$)/.exec(entry ?? '');
+  if (!entry || !head) return null;
+  const opened = masterKey && entry.length > head[0].length ? openConfig(masterKey, entry) : null;
+  return { seq: Number(head[1]), version: head[2]!, content: opened?.content ?? null };
 }

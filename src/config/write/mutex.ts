@@ -1,6 +1,6 @@
 /**
  * One writer at a time per config file, in this process: a promise chain per path. Across
- * instances each one writes its own copy of the file, so no cross-process lock is needed.
+ * instances sharing Redis, a change also holds the cluster lease (lease.ts) inside its turn here.
  */
 const chains = new Map<string, Promise<unknown>>();
 

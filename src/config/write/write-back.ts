@@ -5,6 +5,11 @@
  * per file; the hot-reload watcher is told about the gateway's own write so it does not apply it
  * twice. Secrets go to the secrets file beside the config (mode 0600), never into the YAML.
  *
+ * With instances sharing Redis, one writer at a time in the whole cluster: a change holds a lease
+ * in the state store (lease.ts), first brings this instance's file up to the latest shared version
+ * (shared-versions.ts), then edits, writes and publishes the next version. Without Redis nothing
+ * of this runs.
+ *
  * A write costs the same however many items the file holds: the writer remembers the file as it
  * last parsed or wrote it (parsed-config.ts), edits a window of a few items (item-window.ts),
  * validates the edited data without parsing the file again, and hands the loaded config to the
@@ -26,8 +31,9 @@ import type { StateStore } from '../../store/types.ts';
 import type { ConfigHolder } from '../holder.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { writeFileAtomic } from './atomic-write.ts';
-import { configVersion, shareConfig, sharedConfig } from './config-sync.ts';
+import { leaseBusy, withLease, type Lease } from './lease.ts';
 import { serialize } from './mutex.ts';
+import { CONFIG_CHANNEL, trackSharedVersions, type SharedVersions } from './shared-versions.ts';
 import { editDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
 import { editWindow } from './item-window.ts';
 import { holdsItem, parseConfig, type ParsedConfig } from './parsed-config.ts';
@@ -42,8 +48,10 @@ export interface WriteTarget {
   readonly masterKey?: string;
 }
 
-/** Pub/sub channel (the store adds its own prefix) carrying config changes to the other instances. */
-export const CONFIG_CHANNEL = 'gw:config:changed';
+export { CONFIG_CHANNEL } from './shared-versions.ts';
+
+/** The cluster-wide write lease (the store adds its prefix). */
+export const CONFIG_LEASE = 'gw:lock:config';
 
 /** What an edit works on: the file's list items, the secrets (mutable), and the snapshot in force. */
 export interface Draft {
@@ -59,9 +67,13 @@ export interface Draft {
 export interface ChangeMessage {
   origin: string;
   version: string;
+  /** Its number: above every version before it (shared-versions.ts). */
+  seq: number;
   /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
   revoked?: string[];
 }
+
+const kVersions = Symbol('sharedVersions');
 
 export interface ConfigWriter {
   /**
@@ -73,6 +85,8 @@ export interface ConfigWriter {
   change<T>(edit: (draft: Draft) => T | Promise<T>): Promise<T>;
   /** Identifies this instance in published messages. */
   readonly instanceId: string;
+  /** Where this instance stands among the shared versions: what its follower applies from. */
+  readonly [kVersions]?: SharedVersions;
 }
 
 const WRITE_BACK_OFF =
@@ -104,6 +118,7 @@ export function createConfigWriter(target: WriteTarget, logger: Logger): ConfigW
   const { config: holder, store } = target;
   const instanceId = randomUUID();
   const file = () => holder.file;
+  const versions = trackSharedVersions(target, instanceId, logger);
 
   async function write(configFile: string, text: string, secrets: Secrets | null): Promise<void> {
     if (secrets) await writeFileAtomic(secretsPathFor(configFile), `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
@@ -152,60 +167,72 @@ export function createConfigWriter(target: WriteTarget, logger: Logger): ConfigW
     return doc;
   }
 
+  /**
+   * Runs `edit` on the file and applies the result. `shared` (with Redis): the lease held and the
+   * number of the shared version the file now holds; the lease is confirmed before the file is
+   * written, and the result is published as the next version.
+   */
+  async function apply<T>(configFile: string, edit: (draft: Draft) => T | Promise<T>, shared: { lease: Lease; base: number } | null): Promise<T> {
+    const snapshot = holder.current().snapshot;
+    if (!snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
+    const text = await readFile(configFile, 'utf8');
+    const parsed = remembered(text);
+    // Without a remembered parse, the whole document is parsed now and edited after `edit`.
+    const doc = parsed ? null : parseDocument(text);
+    const before = await readSecrets(secretsPathFor(configFile));
+    const items = recordEdits((collection, id) => (parsed ? holdsItem(parsed, collection, id) : indexOf(doc!, collection, id) >= 0));
+    const draft: Draft = { items, secrets: { ...before }, snapshot };
+    const result = await edit(draft);
+    const secretsChanged = JSON.stringify(draft.secrets) !== JSON.stringify(before);
+    const { next, loaded, state } = applyEdits(text, parsed, doc, items.edits, draft.secrets);
+    if (!loaded.ok) {
+      const first = loaded.problems[0];
+      throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
+    }
+    if (next === text && !secretsChanged) return result;
+    await assertWritable(configFile);
+    // A holder that stalled past its lease may have been overtaken: it must not write over that.
+    if (shared && !(await shared.lease.confirm())) throw leaseBusy('the configuration');
+    await write(configFile, next, secretsChanged ? draft.secrets : null).catch((error: NodeJS.ErrnoException) => {
+      throw READ_ONLY_CODES.has(error.code ?? '') ? readOnly(configFile) : error;
+    });
+    // Compared with the file's content at every change, so an outside edit is never lost.
+    memory = state ? { text: next, parsed: state } : null;
+    await reload(loaded.config);
+    // Other instances learn of the change within a second; a publish failure must not undo it.
+    if (shared) await versions.publish(shared.base, { text: next, secrets: draft.secrets }, revokedBetween(snapshot.config.keys, loaded.config.keys));
+    return result;
+  }
+
   return {
     instanceId,
+    [kVersions]: versions,
     change(edit) {
       const configFile = file();
       return serialize(configFile, async () => {
-        const snapshot = holder.current().snapshot;
-        if (!snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
-        const text = await readFile(configFile, 'utf8');
-        const parsed = remembered(text);
-        // Without a remembered parse, the whole document is parsed now and edited after `edit`.
-        const doc = parsed ? null : parseDocument(text);
-        const before = await readSecrets(secretsPathFor(configFile));
-        const items = recordEdits((collection, id) => (parsed ? holdsItem(parsed, collection, id) : indexOf(doc!, collection, id) >= 0));
-        const draft: Draft = { items, secrets: { ...before }, snapshot };
-        const result = await edit(draft);
-        const secretsChanged = JSON.stringify(draft.secrets) !== JSON.stringify(before);
-        const { next, loaded, state } = applyEdits(text, parsed, doc, items.edits, draft.secrets);
-        if (!loaded.ok) {
-          const first = loaded.problems[0];
-          throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
-        }
-        if (next === text && !secretsChanged) return result;
-        await assertWritable(configFile);
-        await write(configFile, next, secretsChanged ? draft.secrets : null).catch((error: NodeJS.ErrnoException) => {
-          throw READ_ONLY_CODES.has(error.code ?? '') ? readOnly(configFile) : error;
-        });
-        // Compared with the file's content at every change, so an outside edit is never lost.
-        memory = state ? { text: next, parsed: state } : null;
-        await reload(loaded.config);
-        const revoked = revokedBetween(snapshot.config.keys, loaded.config.keys);
-        // Other instances learn of the change within a second; a publish failure must not undo it.
-        if (store.kind === 'redis') {
-          const content = { text: next, secrets: draft.secrets };
-          const message: ChangeMessage = { origin: instanceId, version: configVersion(content), ...(revoked.length ? { revoked } : {}) };
-          await shareConfig(store, target.masterKey, message.version, content)
-            .then(() => store.publish(CONFIG_CHANNEL, JSON.stringify(message)))
-            .catch((error: unknown) => {
-              logger.warn('could not publish config change', { error: String(error) });
-            });
-        }
-        return result;
+        // Checked before the lease too: an instance with write-back off takes in no shared version.
+        if (!holder.current().snapshot.config.management.write_back) throw conflict(WRITE_BACK_OFF, 'write_back_disabled');
+        if (store.kind !== 'redis') return apply(configFile, edit, null);
+        return withLease(store, CONFIG_LEASE, async (lease) => {
+          // The edit starts from the latest shared version, so no other instance's change is lost.
+          const { seq } = await versions.catchUp();
+          return apply(configFile, edit, { lease, base: seq });
+        }, { what: 'the configuration' });
       });
     },
   };
 }
 
 /**
- * Applies changes published by other instances: a file that already has the version (shared by
- * the instances) is reloaded; otherwise the sealed content is read from the state store and this
- * instance's own copy of the file and secrets is rewritten, then reloaded. Returns the unsubscribe
- * function.
+ * Applies changes published by other instances: a version newer than the one this instance has is
+ * brought in (shared-versions.ts `catchUp`: a shared file is only reloaded; otherwise this
+ * instance's own copy of the file and secrets is rewritten from the sealed content, then
+ * reloaded). Returns the unsubscribe function.
  */
 export async function followConfigChanges(target: WriteTarget, writer: ConfigWriter, logger: Logger): Promise<() => Promise<void>> {
   const { config: holder, store } = target;
+  const versions = writer[kVersions];
+  if (!versions) throw new TypeError('followConfigChanges needs a writer made by createConfigWriter');
   return store.subscribe(CONFIG_CHANNEL, (raw) => {
     let message: ChangeMessage;
     try {
@@ -214,33 +241,14 @@ export async function followConfigChanges(target: WriteTarget, writer: ConfigWri
       return;
     }
     if (message.origin === writer.instanceId || typeof message.version !== 'string') return;
-    const configFile = holder.file;
-    const applied = serialize(configFile, async () => {
+    const applied = serialize(holder.file, async () => {
       if (!holder.current().snapshot.config.management.write_back) {
         logger.warn('ignoring a config change from another instance: management.write_back is false here');
         return false;
       }
-      const secretsFile = secretsPathFor(configFile);
-      const text = await readFile(configFile, 'utf8').catch(() => null);
-      const secrets = await readSecrets(secretsFile);
-      if (text === null || configVersion({ text, secrets }) !== message.version) {
-        const shared = await sharedConfig(store, target.masterKey);
-        if (!shared) {
-          logger.warn('cannot apply a config change from another instance: this file differs and the shared copy needs the same GATEWAY_MASTER_KEY (or share gateway.yaml)');
-          return false;
-        }
-        const { content } = shared;
-        if (JSON.stringify(secrets) !== JSON.stringify(content.secrets)) {
-          await writeFileAtomic(secretsFile, `${JSON.stringify(content.secrets, null, 2)}\n`, 0o600);
-        }
-        if (text !== content.text) {
-          holder.watcher?.ignoreNextContent(content.text);
-          await writeFileAtomic(configFile, content.text, await stat(configFile).then((s) => s.mode & 0o777, () => 0o644));
-        }
-      }
-      const status = await holder.reload();
-      if (status.ok) logger.info('applied config change from another instance', { version: message.version });
-      return status.ok;
+      // Already in force here (brought in by a write of this instance, or by a later message).
+      if (typeof message.seq === 'number' && message.seq <= versions.applied) return true;
+      return (await versions.catchUp()).ok;
     });
     if (Array.isArray(message.revoked)) holdRevocations(store, message.revoked.filter((h) => typeof h === 'string'), applied);
     applied.catch((error: unknown) => logger.error('could not apply config change from another instance', { error: String(error) }));

@@ -6,6 +6,10 @@
  * What is stored is the account's own changes (a patch), merged over the gateway's `settings:`
  * defaults at read time: fields an account never set follow the configured defaults.
  *
+ * An update reads, merges and writes the account's patch holding a lease on the account in the
+ * state store (config/write/lease.ts), so two instances updating one account at once never lose
+ * either change; within an instance, updates of an account also queue for it in turn.
+ *
  * Cache coherence: a change is published on `gw:settings:changed`; every instance drops that
  * account's entry. Entries also expire after `cacheTtlMs`, bounding staleness if a message is
  * lost (for instance while Redis is down and the store has failed over to memory).
@@ -17,12 +21,15 @@
  */
 import type { SettingsReader } from '../../auth/account-policy.ts';
 import type { AccountSettings } from '../../config/types.ts';
+import { leaseBusy, withLease } from '../../config/write/lease.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { StateStore } from '../../store/types.ts';
 import { applyPatch, mergePatches, type SettingsPatch } from './validate.ts';
 
 export const SETTINGS_CHANNEL = 'gw:settings:changed';
 export const settingsKey = (accountId: string) => `gw:settings:${accountId}`;
+/** Held by an update of the account, on every instance (outside `gw:settings:`, so never kept on disk). */
+const lockKey = (accountId: string) => `gw:lock:settings:${accountId}`;
 
 export interface SettingsService extends SettingsReader {
   /** Applies a validated patch; returns the whole resulting settings. */
@@ -126,11 +133,13 @@ export async function createSettingsService(store: StateStore, logger: Logger, o
 
     update(accountId, patch, defaults) {
       const previous = writing.get(accountId) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(async () => {
+      const next = previous.catch(() => {}).then(() => withLease(store, lockKey(accountId), async (lease) => {
         const stored = await read(accountId);
         const merged = mergePatches(stored, patch);
         const result = applyPatch(defaults, merged);
         const followUp = await zoneChanging(accountId, applyPatch(defaults, stored).account.timezone, result.account.timezone);
+        // A holder that stalled past its lease may have been overtaken: it must not write over that.
+        if (!(await lease.confirm())) throw leaseBusy('these settings');
         await store.set(settingsKey(accountId), JSON.stringify(merged));
         cache.set(accountId, { patch: merged, at: Date.now() });
         await store.publish(SETTINGS_CHANNEL, accountId).catch((error) => {
@@ -138,7 +147,7 @@ export async function createSettingsService(store: StateStore, logger: Logger, o
         });
         if (followUp) await followUpLater(accountId, followUp);
         return result;
-      });
+      }, { what: 'these settings' }));
       writing.set(accountId, next);
       void next.finally(() => {
         if (writing.get(accountId) === next) writing.delete(accountId);
