@@ -5,7 +5,8 @@
 import type { FeatureContext, Installed } from '../../http/feature.ts';
 import type { SecurityService } from '../security/service.ts';
 import type { FirstPartyClient } from './first-party.ts';
-import { loadOAuthKeys } from './keys.ts';
+import { startKeySync } from './key-sync.ts';
+import { loadOAuthKeys, toKeys } from './keys.ts';
 import { createOAuthProvider } from './provider.ts';
 import { providerHandle, type ProviderHandle } from './provider-handle.ts';
 import { mountOAuth } from './routes.ts';
@@ -20,11 +21,16 @@ export interface OAuthDeps {
 
 export async function installOAuth({ runtime, logger }: FeatureContext, deps: OAuthDeps): Promise<Installed & { provider: ProviderHandle }> {
   // The keys at start: their file is created, or tightened, now rather than at the first sign-in.
-  const keys = await loadOAuthKeys(runtime, logger);
-  const provider = providerHandle(() => createOAuthProvider(runtime, logger, keys, deps.firstPartyClients));
+  const initial = await loadOAuthKeys(runtime, logger);
+  const { store, masterKey } = runtime;
+  // Instances on one Redis keep to one key set while they run (one without a master key cannot share).
+  const sync = store.kind === 'redis' && masterKey ? startKeySync({ store, masterKey, logger, initial, onChange: () => provider.renew() }) : null;
+  const fixed = toKeys(initial);
+  const provider = providerHandle(() => createOAuthProvider(runtime, logger, sync ? sync.current() : fixed, deps.firstPartyClients));
   return {
     provider,
     services: { tokens: createTokenVerifier(provider, runtime, deps.firstPartyClients.map((client) => client.clientId)) },
     mount: (app) => mountOAuth(app, provider, runtime, deps.security, logger),
+    close: async () => sync?.stop(),
   };
 }

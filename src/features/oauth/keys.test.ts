@@ -6,7 +6,7 @@ import { sealConfig } from '../../config/write/config-sync.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { createMemoryStore } from '../../store/memory.ts';
 import type { StateStore } from '../../store/types.ts';
-import { loadOAuthKeys } from './keys.ts';
+import { loadOAuthKeys, toKeys, type Jwks } from './keys.ts';
 import { SHARED_KEYS_ENTRY } from './shared-keys.ts';
 
 const MASTER = 'master-key-for-tests-0123456789';
@@ -32,7 +32,7 @@ function recordingLogger(): Logger & { warnings: string[] } {
   return { warnings, info: () => {}, error: () => {}, warn: (message) => warnings.push(message) };
 }
 
-const kid = (keys: { jwks: { keys: Array<Record<string, unknown>> } }) => keys.jwks.keys[0]!.kid;
+const kid = (jwks: Jwks) => jwks.keys[0]!.kid;
 
 describe('OAuth keys', () => {
   it('without Redis, come from GATEWAY_DATA_DIR/oauth-jwks.json (0600), created once and kept', async () => {
@@ -42,7 +42,7 @@ describe('OAuth keys', () => {
     const first = await loadOAuthKeys({ dataDir: dir, store, masterKey: MASTER }, logger);
     const again = await loadOAuthKeys({ dataDir: dir, store, masterKey: MASTER }, logger);
     expect(kid(again)).toBe(kid(first));
-    expect(again.cookieKeys).toEqual(first.cookieKeys);
+    expect(toKeys(again).cookieKeys).toEqual(toKeys(first).cookieKeys);
     expect((await stat(join(dir, 'oauth-jwks.json'))).mode & 0o777).toBe(0o600);
     expect(await store.get(SHARED_KEYS_ENTRY)).toBeNull();
     expect(logger.warnings).toEqual([]);
@@ -54,9 +54,9 @@ describe('OAuth keys', () => {
     const logger = recordingLogger();
     const all = await Promise.all(dirsOf.map((dir) => loadOAuthKeys({ dataDir: dir, store, masterKey: MASTER }, logger)));
     expect(new Set(all.map(kid)).size).toBe(1);
-    expect(new Set(all.map((keys) => keys.cookieKeys[0])).size).toBe(1);
+    expect(new Set(all.map((jwks) => toKeys(jwks).cookieKeys[0])).size).toBe(1);
     const stored = (await store.get(SHARED_KEYS_ENTRY))!;
-    expect(stored).not.toContain(String(all[0]!.jwks.keys[0]!.d));
+    expect(stored).not.toContain(String(all[0]!.keys[0]!.d));
     // Each keeps a copy in its own file as well.
     for (const dir of dirsOf) expect(JSON.parse(await readFile(join(dir, 'oauth-jwks.json'), 'utf8')).keys[0].kid).toBe(kid(all[0]!));
     expect(logger.warnings).toEqual([]);

@@ -3,7 +3,8 @@
  * `GATEWAY_DATA_DIR/oauth-jwks.json` (mode 0600) so that tokens, ID tokens and interaction
  * cookies survive restarts and are shared by the cluster workers of one machine. Instances on
  * one Redis share one set through the state store (shared-keys.ts), sealed under
- * GATEWAY_MASTER_KEY: a sign-in started on one instance goes on on any other.
+ * GATEWAY_MASTER_KEY: a sign-in started on one instance goes on on any other. What this file
+ * loads is the set at start; key-sync.ts keeps the instances on one set while they run.
  */
 import { createHash, generateKeyPair, randomUUID } from 'node:crypto';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
@@ -16,11 +17,19 @@ import { sharedJwks } from './shared-keys.ts';
 
 const generate = promisify(generateKeyPair);
 
-export type Jwks = { keys: Array<Record<string, unknown>> };
+/**
+ * A key set: `keys[0]` signs; any later key only verifies what it signed before (an instance's
+ * key from before it joined the shared set), until `retired[kid]` (epoch ms; none: for good).
+ */
+export type Jwks = { keys: Array<Record<string, unknown>>; retired?: Record<string, number> };
 
 export interface OAuthKeys {
+  /** The provider's `jwks`: the keys in force, the signing one first. */
   jwks: Jwks;
-  /** Signing keys of the provider's cookies (derived from the private key, never stored apart). */
+  /**
+   * Signing keys of the provider's cookies, one per key of `jwks` in the same order (derived from
+   * the private key, never stored apart): the first signs, the others still verify.
+   */
   cookieKeys: string[];
 }
 
@@ -30,11 +39,20 @@ async function newJwks(): Promise<Jwks> {
   return { keys: [{ ...jwk, kid: randomUUID(), use: 'sig', alg: 'RS256' }] };
 }
 
-function toKeys(jwks: Jwks): OAuthKeys {
-  const secret = String(jwks.keys[0]?.d ?? '');
-  if (!secret) throw new Error('the OAuth key set holds no private key');
-  const cookieKey = createHash('sha256').update(`gateway-oauth-cookies:${secret}`).digest('base64url');
-  return { jwks, cookieKeys: [cookieKey] };
+/** The keys of `jwks` in force at `now`: the signing key, and each other one until it is retired. */
+export function keysInForce(jwks: Jwks, now: number): Jwks['keys'] {
+  return jwks.keys.filter((key, i) => i === 0 || !((jwks.retired?.[String(key.kid)] ?? Infinity) <= now));
+}
+
+/** The provider's keys for `jwks` at `now`. */
+export function toKeys(jwks: Jwks, now = Date.now()): OAuthKeys {
+  const keys = keysInForce(jwks, now);
+  const cookieKeys = keys.map((key) => {
+    const secret = String(key.d ?? '');
+    if (!secret) throw new Error('the OAuth key set holds no private key');
+    return createHash('sha256').update(`gateway-oauth-cookies:${secret}`).digest('base64url');
+  });
+  return { jwks: { keys }, cookieKeys };
 }
 
 /** The key file's set, or null when there is none yet. */
@@ -66,26 +84,28 @@ async function createKeyFile(dataDir: string, file: string, jwks: Jwks): Promise
 }
 
 /**
- * Loads the keys, creating them on first start. Without Redis, or without a master key to seal
- * them with, from the key file; with both, the set shared in the state store, which the first
+ * Loads the key set, creating it on first start. Without Redis, or without a master key to seal
+ * it with, from the key file; with both, the set shared in the state store, which the first
  * instance fills from its key file when it has one (so keys in use never change) or with new keys.
+ * The provider's keys are `toKeys(set)`.
  */
-export async function loadOAuthKeys(runtime: Pick<Runtime, 'dataDir' | 'store' | 'masterKey'>, logger: Logger): Promise<OAuthKeys> {
+export async function loadOAuthKeys(runtime: Pick<Runtime, 'dataDir' | 'store' | 'masterKey'>, logger: Logger): Promise<Jwks> {
   const { dataDir, store, masterKey } = runtime;
   const file = join(dataDir, 'oauth-jwks.json');
   const fromFile = async () => (await readKeyFile(file)) ?? (await createKeyFile(dataDir, file, await newJwks()));
-  if (store.kind !== 'redis') return toKeys(await fromFile());
+  if (store.kind !== 'redis') return fromFile();
   if (!masterKey) {
     logger.warn(`REDIS_URL without GATEWAY_MASTER_KEY: the OAuth keys stay in ${file}, which every instance must share (a copy of one file), or a sign-in started on one instance fails on another`);
-    return toKeys(await fromFile());
+    return fromFile();
   }
   if (!store.healthy) {
-    logger.warn(`Redis unreachable at start: the OAuth keys come from ${file} until a restart; instances that do not share this file disagree on sign-ins`);
-    return toKeys(await fromFile());
+    logger.warn(`Redis unreachable at start: the OAuth keys come from ${file} until Redis answers, then this instance joins the set shared through it`);
+    return fromFile();
   }
   const local = await readKeyFile(file);
   const jwks = await sharedJwks(store, masterKey, async () => local ?? (await newJwks()), logger);
-  if (!local) await createKeyFile(dataDir, file, jwks);
+  // The file keeps the signing key only: a key kept to verify is the shared set's business.
+  if (!local) await createKeyFile(dataDir, file, { keys: jwks.keys.slice(0, 1) });
   else if (local.keys[0]?.kid !== jwks.keys[0]?.kid) logger.warn(`${file} differs from the OAuth keys shared through Redis: using the shared ones`);
-  return toKeys(jwks);
+  return jwks;
 }

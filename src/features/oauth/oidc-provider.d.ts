@@ -74,13 +74,19 @@ declare module 'oidc-provider' {
 
   export type Configuration = Record<string, unknown>;
 
-  /** The part of the Koa context a middleware added with `provider.use` touches. */
+  /** The part of the Koa context a middleware added with `provider.use`, or `renderError`, touches. */
   export interface KoaContext {
     request: object;
     readonly originalUrl: string;
     readonly path: string;
     status: number;
+    type: string;
+    body: unknown;
     set(field: string, value: string): void;
+    /** A request header ('' when absent). */
+    get(field: string): string;
+    /** The best of `types` for the request's Accept (the first when it has none), or false. */
+    accepts(...types: string[]): string | false;
   }
 
   export default class Provider {

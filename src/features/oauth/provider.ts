@@ -1,8 +1,9 @@
 /**
- * Builds the OAuth 2.0 authorization server (oidc-provider) at startup: issuer = the gateway's
- * base URL, clients from `oauth.clients[]`, state in the gateway's StateStore, keys in the data dir.
- * Clients, issuer and keys are startup-only: a reload does not change them, except that a client
- * removed from gateway.yaml stops counting at once (validity.ts).
+ * Builds the OAuth 2.0 authorization server (oidc-provider) on first use: issuer = the gateway's
+ * base URL, clients from `oauth.clients[]`, state in the gateway's StateStore, the keys in force
+ * (keys.ts, key-sync.ts). Clients and issuer are startup-only: a reload does not change them,
+ * except that a client removed from gateway.yaml stops counting at once (validity.ts). The keys
+ * change only when instances on one Redis converge on one set: a new provider is built then.
  */
 import type Provider from 'oidc-provider';
 import type { Client, Configuration } from 'oidc-provider';
@@ -14,6 +15,7 @@ import type { OAuthKeys } from './keys.ts';
 import { sessionGrant, type FirstPartyClient, type GrantContext } from './first-party.ts';
 import { SUPPORTED_SCOPES } from '../../auth/scopes.ts';
 import { pinToIssuer } from './public-origin.ts';
+import { clientBasedCors, importOidcProvider, renderOAuthError } from './provider-output.ts';
 import { clientDeclared, issuedBeforeAccount } from './validity.ts';
 
 /** Every OAuth endpoint lives under /oauth (CONTRACT "OAuth"); discovery stays at the issuer root. */
@@ -39,8 +41,8 @@ export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 
 /**
- * Discovery and JWKS change only with a restart (issuer, clients, keys), so caches may keep them a
- * while; the keys less long, so verifiers see new ones soon after a restart that changed them.
+ * Discovery changes only with a restart (issuer, clients), so caches may keep it a while; the keys
+ * less long, so verifiers see new ones soon after a restart or a convergence that changed them.
  */
 const CACHE_CONTROL = { [DISCOVERY_PATH]: 'public, max-age=3600', [OAUTH_ROUTES.jwks]: 'public, max-age=600' };
 
@@ -90,7 +92,7 @@ export function toClientMetadata(client: OAuthClientConfig, logger: Logger): Rec
 export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys: OAuthKeys, firstParty: readonly FirstPartyClient[] = []): Promise<Provider> {
   const { config } = runtime.current();
   // Loaded here, not at start: oidc-provider and its Koa app are only paid for once used.
-  const { default: OidcProvider, errors } = await import('oidc-provider');
+  const { default: OidcProvider, errors } = await importOidcProvider(logger);
   const builtIn = new Set(firstParty.map((client) => client.clientId));
 
   /**
@@ -127,6 +129,9 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
     jwks: keys.jwks,
     cookies: { keys: keys.cookieKeys },
     routes: OAUTH_ROUTES,
+    // Our error page and log line, not the provider's page and console notice (provider-output.ts).
+    renderError: renderOAuthError(logger),
+    clientBasedCORS: clientBasedCors,
     interactions: {
       url: (_ctx: unknown, interaction: { uid: string; params: Record<string, unknown> }) =>
         firstParty.map((client) => client.interactionUrl?.(interaction)).find(Boolean) ?? interactionPath(interaction.uid),

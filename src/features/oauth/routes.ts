@@ -4,6 +4,7 @@
  * of the provider reads the body: it parses the raw request itself.
  */
 import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
+import type Provider from 'oidc-provider';
 import type { SecurityService } from '../security/service.ts';
 import { safe } from '../../http/handle.ts';
 import { DISCOVERY_PATH, OAUTH_ROUTES } from './provider.ts';
@@ -15,7 +16,6 @@ import { refusedFor } from '../../http/request-limit.ts';
 import { errorPage, html } from './views.ts';
 import { fromAcceptLanguage } from '../../i18n/language.ts';
 import { createInteractionHandlers } from './interaction-routes.ts';
-import { lazily } from '../../kernel/lazily.ts';
 import type { ProviderHandle } from './provider-handle.ts';
 
 /**
@@ -24,7 +24,17 @@ import type { ProviderHandle } from './provider-handle.ts';
  * the pages answer an HTML page, the provider's endpoints the OAuth error form.
  */
 export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, security: SecurityService, logger: Logger): void {
-  const interaction = lazily(async () => createInteractionHandlers(await provider(), runtime, security, logger));
+  /** What `make` builds for the provider in force, built once per provider (a new one comes with new keys). */
+  const perProvider = <T>(make: (built: Provider) => T) => {
+    const made = new WeakMap<Provider, T>();
+    return async () => {
+      const built = await provider();
+      let value = made.get(built);
+      if (value === undefined) made.set(built, (value = make(built)));
+      return value;
+    };
+  };
+  const interaction = perProvider((built) => createInteractionHandlers(built, runtime, security, logger));
   const ipOf = (event: H3Event) => requestIp(event.req, runtime.current().config.server.trusted_proxies);
   const page = (handle: (event: H3Event) => Promise<Response>) =>
     safe(logger, async (event: H3Event) => {
@@ -37,7 +47,7 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
   app.get('/oauth/interaction/:uid', page(async (event) => (await interaction()).show(event)));
   app.post('/oauth/interaction/:uid', page(async (event) => (await interaction()).submit(event)));
   // srvx's Node adapter hands us http1 IncomingMessage/ServerResponse pairs, which is what Koa expects.
-  const handler = lazily(async () => fromNodeHandler((await provider()).callback() as unknown as NodeHandler));
+  const handler = perProvider((built) => fromNodeHandler(built.callback() as unknown as NodeHandler));
   const callback = async (event: H3Event) => (await handler())(event) as Promise<Response>;
   // Only the provider's own endpoints (and their sub-paths) reach it: for anything else its Koa
   // app would answer a plain-text "Not Found" instead of our error shape.

@@ -107,15 +107,24 @@ export function errorPage(language: Language, error: PageError, detail?: string)
   return page(language, t.errorTitle, `<p class="error">${escape(t.errors[error])}</p>${more}`);
 }
 
+/**
+ * The error page of an OAuth request the provider refused (its `renderError`): the code and the
+ * description it gives (`invalid_client`, "client is invalid"), shown as written, escaped.
+ */
+export function oauthErrorPage(language: Language, out: { error?: unknown; error_description?: unknown }): string {
+  const t = oauthPageTexts(language);
+  const description = out.error_description ? `<p class="error">${escape(String(out.error_description))}</p>\n` : '';
+  return page(language, t.errorTitle, `${description}<p><code>${escape(String(out.error ?? 'server_error'))}</code></p>`);
+}
+
+/** The headers of every page: never cached or framed. */
+export const HTML_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  // No form-action: browsers apply it to the redirect chain that ends at the client's redirect_uri.
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+};
+
 /** An HTML answer; these pages must never be cached or framed. */
-export const html = (body: string, status = 200) =>
-  new Response(body, {
-    status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-frame-options': 'DENY',
-      // No form-action: browsers apply it to the redirect chain that ends at the client's redirect_uri.
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    },
-  });
+export const html = (body: string, status = 200) => new Response(body, { status, headers: HTML_HEADERS });
