@@ -8,28 +8,55 @@
  * OpenTelemetry is loaded (the SDK is imported dynamically, and only here) and the request path pays
  * one null check per hook: `tracing` is null and `ctx.trace` stays null.
  *
- * Spans: one SERVER span per inference request (`chat <model>`: gen_ai.operation.name,
- * gen_ai.request.model, gen_ai.response.model, gen_ai.usage.*, gen_ai.response.finish_reasons, the
- * account, key and group ids), continuing the client's W3C `traceparent`; one CLIENT child span per
- * upstream attempt (provider, deployment, status, kind and the retry/fallback reason), whose context
- * is what the upstream receives as `traceparent`. The hooks: pipeline.ts (start, end), try-targets.ts
- * (an attempt begins), call.ts (its headers), attempts.ts (an attempt is recorded).
+ * The spans themselves are request-trace.ts's. The hooks: pipeline.ts (start, end), call.ts (a call
+ * is sent, answers, opens a stream), attempts.ts (an attempt is recorded, or a target passed over),
+ * relay.ts (a relayed stream ends).
  */
 import type * as Api from '@opentelemetry/api';
-import type { GatewayContext } from '../pipeline/context.ts';
 import type { Attempt } from '../pipeline/outcome.ts';
+import type { GatewayContext } from '../pipeline/context.ts';
 import type { Logger } from './logger.ts';
-import type { ChatCompletion } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
+import { createDiagLogger } from './otel-diag.ts';
+import { createTracing } from './request-trace.ts';
+import { ATTR_SERVICE_VERSION } from './semconv.ts';
 
 /** The trace of one request, on `ctx.trace` while tracing is on. */
 export interface RequestTrace {
-  /** Starts the span of an upstream attempt; answers the headers (traceparent...) to send with it. */
-  beginAttempt(target: Target): Record<string, string>;
-  /** Ends the attempt begun last with what it came to, or records one that made no call (circuit open, broken stream). */
+  /** Starts the span of an upstream call about to be sent. */
+  beginAttempt(target: Target): AttemptTrace;
+  /**
+   * Records what the call begun last came to (its span ends, unless it opened a stream: that one
+   * stays open while relayed), or a break of the stream being relayed (its span ends with it).
+   */
   endAttempt(attempt: Attempt): void;
+  /** A target passed over without a call (circuit open, a request its format cannot carry): an event, not a span. */
+  passOver(attempt: Attempt): void;
+  /** The relayed stream's upstream body has ended (or was abandoned): its call's span ends. */
+  endStream(end: StreamEnd): void;
   /** Ends the request span once the exchange is over (after the last streamed byte). */
   end(ctx: GatewayContext): void;
+}
+
+/** The span of one upstream call, as call.ts sees it. */
+export interface AttemptTrace {
+  /** What the upstream receives with the call: the span's W3C trace context, nothing else. */
+  readonly headers: Record<string, string>;
+  /** The upstream's JSON answer as it came (the model it names). */
+  answered(body: unknown): void;
+  /** The usage of the answer, in our shape. */
+  used(usage: { prompt_tokens?: number; completion_tokens?: number } | undefined): void;
+  /** The first event of the upstream's stream, as sent (the model it names). */
+  firstEvent(data: string): void;
+  /** The call opened a stream: it goes on while the relay reads the body, which ends it. */
+  streams(): void;
+}
+
+export interface StreamEnd {
+  /** The usage the upstream reported on this leg of the stream. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Abandoned before its end: the client left. */
+  aborted: boolean;
 }
 
 export interface Tracing {
@@ -39,7 +66,13 @@ export interface Tracing {
 
 /** Non-null only while tracing is on: the request path's one check. */
 export let tracing: Tracing | null = null;
-let shutdown: (() => Promise<void>) | null = null;
+let shutdown: ((timeoutMs: number) => Promise<void>) | null = null;
+
+/**
+ * How long the spans still buffered get at shutdown. A collector that is down or does not answer
+ * must not hold the exit past the orchestrator's grace period (the drain comes first).
+ */
+export const TRACE_FLUSH_TIMEOUT_MS = 5_000;
 
 /** Whether the environment asks for traces (the standard OTLP variables). */
 export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -50,14 +83,29 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 
 /**
  * Starts the SDK when the environment asks for traces (once per process). The SDK itself reads
- * process.env, as every OpenTelemetry SDK does.
+ * process.env, as every OpenTelemetry SDK does. An endpoint the exporter cannot use leaves tracing
+ * off, with a warning, rather than stopping the gateway.
  */
 export async function initTracing(logger: Logger, version: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (tracing || !tracingRequested(env)) return;
-  const [api, { NodeSDK }] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-node')]);
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const endpoint = env[variable]!;
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
+  if (!usableEndpoint(endpoint, protocol)) {
+    logger.warn(`tracing off: ${variable} must be an http:// or https:// URL`, { endpoint: loggableEndpoint(endpoint), protocol });
+    return;
+  }
+  const [api, { NodeSDK, core, resources }] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-node')]);
   const named = env.OTEL_SERVICE_NAME || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({
     ...(named ? {} : { serviceName: 'llm-gateway' }),
+    // The version here; OTEL_RESOURCE_ATTRIBUTES (the env detector) still overrides it.
+    resource: resources.defaultResource().merge(resources.resourceFromAttributes({ [ATTR_SERVICE_VERSION]: version })),
+    // The SDK's own list, plus service.instance.id (a UUID per process, so each worker is its own
+    // instance); ahead of the env detector, which may name one instead. OTEL_NODE_RESOURCE_DETECTORS wins.
+    ...(env.OTEL_NODE_RESOURCE_DETECTORS
+      ? {}
+      : { resourceDetectors: [resources.serviceInstanceIdDetector, resources.envDetector, resources.processDetector, resources.hostDetector] }),
     // Traces only: metrics are Prometheus' (/metrics), logs are the JSON lines on stderr.
     metricReaders: [],
     logRecordProcessors: [],
@@ -65,168 +113,63 @@ export async function initTracing(logger: Logger, version: string, env: NodeJS.P
     // Spans are parented explicitly: no AsyncLocalStorage context manager on every promise.
     contextManager: null as unknown as Api.ContextManager,
   });
+  // After the constructor, which installs a console logger when OTEL_LOG_LEVEL is set; before
+  // start(), whose exporter set-up reports the settings it cannot use.
+  const level = core.diagLogLevelFromString(env.OTEL_LOG_LEVEL) ?? api.DiagLogLevel.WARN;
+  api.diag.setLogger(createDiagLogger(logger), { logLevel: level, suppressOverrideMessage: true });
   sdk.start();
-  shutdown = () => sdk.shutdown();
-  tracing = new OtelTracing(api, api.trace.getTracer('llm-gateway', version));
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  logger.info('tracing on', { endpoint, protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf' });
+  shutdown = (timeoutMs) => stopWithin(sdk, timeoutMs, logger);
+  // Upstreams get the trace context only: OTEL_PROPAGATORS also governs what the gateway reads
+  // from clients, and its default (tracecontext,baggage) would hand the client's baggage, which
+  // may hold personal data, to every third-party provider.
+  tracing = createTracing(api, api.trace.getTracer('llm-gateway', version), new core.W3CTraceContextPropagator());
+  logger.info('tracing on', { endpoint: loggableEndpoint(endpoint), protocol });
 }
 
-/** Exports the spans still buffered, then stops the SDK (on shutdown; a no-op when off). */
-export async function shutdownTracing(): Promise<void> {
+/** Exports the spans still buffered, then stops the SDK (on shutdown; a no-op when off). Never rejects. */
+export async function shutdownTracing(timeoutMs = TRACE_FLUSH_TIMEOUT_MS): Promise<void> {
   const stop = shutdown;
   tracing = null;
   shutdown = null;
-  await stop?.();
+  await stop?.(timeoutMs);
 }
 
-type Attributes = Record<string, string | number | boolean | string[] | undefined>;
-
-const headerGetter: Api.TextMapGetter<Headers> = {
-  keys: (headers) => [...headers.keys()],
-  get: (headers, key) => headers.get(key) ?? undefined,
-};
-
-class OtelTracing implements Tracing {
-  constructor(
-    readonly api: typeof Api,
-    readonly tracer: Api.Tracer,
-  ) {}
-
-  start(ctx: GatewayContext): RequestTrace | null {
-    return this.guard(null, () => new OtelRequestTrace(this, ctx));
-  }
-
-  /** Tracing never fails a request: a throw in the SDK is reported once through its own diag logger. */
-  guard<T>(fallback: T, work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      this.api.diag.error('llm-gateway tracing failed', error);
-      return fallback;
+/** The SDK's shutdown, bounded; a failure is one warning, never a crash of the exit. */
+async function stopWithin(sdk: { shutdown(): Promise<void> }, timeoutMs: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'late')));
+  try {
+    if ((await Promise.race([sdk.shutdown(), late])) === 'late') {
+      logger.warn('trace export at shutdown timed out: the spans still buffered are lost', { timeout_ms: timeoutMs });
     }
+  } catch (error) {
+    logger.warn('trace export at shutdown failed: the spans still buffered are lost', { error: String(error) });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-class OtelRequestTrace implements RequestTrace {
-  private readonly span: Api.Span;
-  private readonly context: Api.Context;
-  private attempt: Api.Span | null = null;
-  /** Why the next attempt happens: the error of the one before. */
-  private lastError: string | null = null;
-
-  constructor(
-    private readonly owner: OtelTracing,
-    ctx: GatewayContext,
-  ) {
-    const { api, tracer } = owner;
-    const parent = api.propagation.extract(api.ROOT_CONTEXT, ctx.request.headers, headerGetter);
-    const model = ctx.body.model;
-    this.span = tracer.startSpan(
-      model ? `chat ${model}` : 'chat',
-      {
-        kind: api.SpanKind.SERVER,
-        startTime: ctx.startedAt,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'http.request.method': ctx.request.method,
-          'url.path': ctx.endpoint === 'chat' ? '/api/v1/chat/completions' : '/api/v1/responses',
-          'client.address': ctx.ip,
-          'gateway.request.id': ctx.id,
-          'gateway.endpoint': ctx.endpoint,
-        },
-      },
-      parent,
-    );
-    this.context = api.trace.setSpan(parent, this.span);
-  }
-
-  beginAttempt(target: Target): Record<string, string> {
-    return this.owner.guard({}, () => this.begin(target));
-  }
-
-  endAttempt(attempt: Attempt): void {
-    this.owner.guard(undefined, () => this.record(attempt));
-  }
-
-  end(ctx: GatewayContext): void {
-    this.owner.guard(undefined, () => this.finish(ctx));
-  }
-
-  private begin(target: Target): Record<string, string> {
-    const { api, tracer } = this.owner;
-    this.attempt?.end(); // not recorded (a bug or the client gone): close it all the same
-    this.attempt = tracer.startSpan(`chat ${target.upstreamModel}`, { kind: api.SpanKind.CLIENT }, this.context);
-    const headers: Record<string, string> = {};
-    api.propagation.inject(api.trace.setSpan(this.context, this.attempt), headers);
-    return headers;
-  }
-
-  private record(attempt: Attempt): void {
-    const { api, tracer } = this.owner;
-    const now = Date.now();
-    const span = this.attempt ?? tracer.startSpan(`chat ${attempt.upstreamModel}`, { kind: api.SpanKind.CLIENT, startTime: now - attempt.latencyMs }, this.context);
-    this.attempt = null;
-    const kind = attempt.kind ?? 'first';
-    // error.type as the conventions have it: the gateway's code, else the HTTP status.
-    const errorType = attempt.errorCode ?? (attempt.status >= 400 ? String(attempt.status) : attempt.status === 0 ? '_OTHER' : null);
-    span.setAttributes(defined({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': attempt.provider,
-      'gen_ai.request.model': attempt.upstreamModel,
-      'gateway.provider.id': attempt.provider,
-      'gateway.deployment': `${attempt.provider}/${attempt.upstreamModel}`,
-      'gateway.model': attempt.model,
-      'gateway.attempt.kind': kind,
-      'gateway.attempt.reason': kind === 'first' ? undefined : (this.lastError ?? undefined),
-      'http.response.status_code': attempt.status || undefined,
-      'error.type': errorType ?? undefined,
-    }));
-    if (errorType) span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorType });
-    span.end(now);
-    this.lastError = errorType;
-  }
-
-  private finish(ctx: GatewayContext): void {
-    const { api } = this.owner;
-    const { outcome, principal } = ctx;
-    if (this.attempt) {
-      this.attempt.setAttribute('error.type', ctx.signal.aborted ? 'client_closed' : 'unknown');
-      this.attempt.end();
-      this.attempt = null;
-    }
-    const model = ctx.body.model;
-    if (model) this.span.updateName(`chat ${model}`);
-    const completion = outcome.streamed ? undefined : (outcome.response as ChatCompletion | undefined);
-    const finishReasons = completion?.choices?.map((choice) => choice.finish_reason).filter((r): r is NonNullable<typeof r> => !!r);
-    this.span.setAttributes(defined({
-      'gen_ai.request.model': model,
-      'gen_ai.request.max_tokens': ctx.body.max_tokens ?? undefined,
-      'gen_ai.request.temperature': ctx.body.temperature ?? undefined,
-      'gen_ai.request.top_p': ctx.body.top_p ?? undefined,
-      'gen_ai.provider.name': outcome.served?.provider,
-      'gen_ai.response.model': outcome.served?.upstreamModel,
-      'gen_ai.response.id': completion?.id ?? (outcome.assembly?.responseId || undefined),
-      'gen_ai.response.finish_reasons': finishReasons?.length ? finishReasons : outcome.finishReason ? [outcome.finishReason] : undefined,
-      'gen_ai.usage.input_tokens': outcome.usage?.prompt_tokens,
-      'gen_ai.usage.output_tokens': outcome.usage?.completion_tokens,
-      'gateway.account.id': principal?.accountId,
-      'gateway.api_key.id': principal?.key?.id,
-      'gateway.group.id': principal?.groupId,
-      'gateway.stream': ctx.body.stream === true,
-      'gateway.cache': outcome.cache,
-      'gateway.attempts': outcome.attempts.length,
-      'gateway.aborted': outcome.aborted || undefined,
-      'http.response.status_code': outcome.status,
-      'error.type': outcome.error?.code ?? outcome.error?.type,
-    }));
-    if (outcome.status >= 500) this.span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.error?.message });
-    this.span.end(ctx.startedAt + outcome.durationMs);
+/**
+ * Whether the trace exporter can send to `endpoint`. The HTTP exporters need an http(s) URL: a
+ * bare `host:4318` parses as a URL of the scheme `host:`, and every span would be lost without a
+ * word. The gRPC exporter takes `host:port` (and unix://) itself.
+ */
+function usableEndpoint(endpoint: string, protocol: string): boolean {
+  if (protocol === 'grpc') return true;
+  try {
+    return /^https?:$/.test(new URL(endpoint).protocol);
+  } catch {
+    return false;
   }
 }
 
-function defined(attributes: Attributes): Api.Attributes {
-  const out: Api.Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined && value !== null) out[key] = value;
-  return out;
+/** The endpoint as it may be logged: without user, password or query, which may carry a token. */
+export function loggableEndpoint(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    if (/^https?:$/.test(url.protocol)) return url.origin + (url.pathname === '/' ? '' : url.pathname);
+  } catch {
+    // not a URL: cleaned below
+  }
+  return endpoint.replace(/^([a-z][\w+.-]*:\/\/)?[^/@]*@/i, '$1').replace(/[?#].*$/, '');
 }

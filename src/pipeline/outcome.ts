@@ -15,6 +15,11 @@ export interface Attempt {
   latencyMs: number;
   /** `resumed` when this attempt continued a stream broken on the previous one. */
   kind?: 'first' | 'retry' | 'fallback' | 'resumed';
+  /**
+   * The gateway passed this target over without calling it (its circuit open, or its wire format
+   * unable to carry the request): no upstream fault, never counted against the upstream.
+   */
+  refused?: true;
 }
 
 export interface Outcome {

@@ -27,6 +27,8 @@ function applyAccountDefaults(ctx: GatewayContext) {
   const { api } = ctx.settings;
   const raw = ctx.rawBody as Record<string, unknown>;
   if (!ctx.body.model && api.default_model) ctx.body.model = api.default_model;
+  // Stream and temperature are chat settings: an embeddings body has neither.
+  if (ctx.endpoint === 'embeddings') return;
   if (raw.stream === undefined && api.stream_by_default && mayStream(ctx.request)) ctx.body.stream = true;
   if (raw.temperature === undefined) ctx.body.temperature = api.default_temperature;
 }

@@ -1,4 +1,4 @@
-/** Record one upstream attempt in the request's outcome (the log lists every attempt). */
+/** Record each upstream attempt, or target passed over, in the request's outcome (the log lists them all). */
 import type { GatewayContext } from '../pipeline/context.ts';
 import type { Attempt } from '../pipeline/outcome.ts';
 import type { Target } from '../providers/types.ts';
@@ -23,4 +23,24 @@ export function recordAttempt(
   ctx.outcome.attempts.push(attempt);
   ctx.trace?.endAttempt(attempt);
   if (status === 200) ctx.outcome.served = { model: target.requestedAs, provider: target.provider.id, upstreamModel: target.upstreamModel };
+}
+
+/**
+ * Record a target the gateway passed over without calling it (its circuit open, or a request its
+ * wire format cannot carry): the log lists it, but it is no upstream failure (metrics) and no
+ * upstream call (traces: an event on the request's span).
+ */
+export function recordPassedOver(ctx: GatewayContext, target: Target, code: string | null, kind: NonNullable<Attempt['kind']>): void {
+  const attempt: Attempt = {
+    model: target.requestedAs,
+    provider: target.provider.id,
+    upstreamModel: target.upstreamModel,
+    status: 0,
+    errorCode: code,
+    latencyMs: 0,
+    kind,
+    refused: true,
+  };
+  ctx.outcome.attempts.push(attempt);
+  ctx.trace?.passOver(attempt);
 }

@@ -22,6 +22,7 @@ import { UpstreamStreamError, type SseEvent } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
 import { serviceUnavailable } from '../kernel/errors.ts';
+import type { AttemptTrace, RequestTrace } from '../kernel/tracing.ts';
 import { defaultMaxTokensFor } from './fit.ts';
 
 export interface AttemptInput {
@@ -32,8 +33,8 @@ export interface AttemptInput {
   timeouts: Timeouts;
   /** The client's signal: its abort cancels the upstream call at every stage. */
   signal: ClientSignal;
-  /** The attempt's trace context (traceparent...) when tracing is on (src/kernel/tracing.ts). */
-  traceHeaders?: Record<string, string>;
+  /** The request's trace when tracing is on (src/kernel/tracing.ts): each call sent has its span. */
+  trace?: RequestTrace | null;
 }
 
 /**
@@ -115,9 +116,12 @@ class Deadline {
   }
 }
 
+/** The code of the one GatewayError a call made can end in: the drain deadline's. */
+export const SHUTTING_DOWN = 'server_shutting_down';
+
 /** What a request still waiting on its upstream at the drain deadline gets (mid-stream: the last event). */
 const shuttingDown = () =>
-  serviceUnavailable('The gateway is shutting down and ended this request before the upstream finished; retry it.', 'server_shutting_down');
+  serviceUnavailable('The gateway is shutting down and ended this request before the upstream finished; retry it.', SHUTTING_DOWN);
 
 function classify(error: unknown, timer: Deadline): unknown {
   // Not an upstream verdict: no fallback or resume, no breaker count; the client is told why.
@@ -131,9 +135,9 @@ function classify(error: unknown, timer: Deadline): unknown {
   return networkAttemptError(error, timedOut, timer.reason ?? (code.includes('BODY') ? 'idle' : 'connect'));
 }
 
-async function send(input: AttemptInput, built: UpstreamRequest, timer: Deadline) {
+async function send(input: AttemptInput, built: UpstreamRequest, timer: Deadline, trace: AttemptTrace | undefined) {
   const { adapter, timeouts } = input;
-  if (input.traceHeaders) Object.assign(built.headers, input.traceHeaders);
+  if (trace) Object.assign(built.headers, trace.headers);
   const reply = await input.transport.send({
     url: built.url,
     headers: built.headers,
@@ -183,12 +187,17 @@ function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): 
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const built = buildFor(input, false);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
+  const trace = input.trace?.beginAttempt(input.target);
   try {
     timer.armFirstToken(input.timeouts.first_token);
-    const reply = await send(input, built, timer);
+    const reply = await send(input, built, timer, trace);
     // The answer has begun: from here the idle and total deadlines govern a slow body.
     timer.clearFirstToken();
-    return input.adapter.parseResponse(await readJson(reply.body), input.target);
+    const body = await readJson(reply.body);
+    trace?.answered(body); // before the adapter renames its model to the client's, in place
+    const completion = input.adapter.parseResponse(body, input.target);
+    trace?.used(completion.usage);
+    return completion;
   } catch (error) {
     throw classify(error, timer);
   } finally {
@@ -205,11 +214,16 @@ export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsRes
   const request = input.request as unknown as EmbeddingsRequest;
   const built = wire.buildRequest(request, input.target); // a refusal is no upstream failure (see buildFor)
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
+  const trace = input.trace?.beginAttempt(input.target);
   try {
     timer.armFirstToken(input.timeouts.first_token);
-    const reply = await send(input, built, timer);
+    const reply = await send(input, built, timer, trace);
     timer.clearFirstToken();
-    return wire.parseResponse(await readJson(reply.body), request, input.target);
+    const body = await readJson(reply.body);
+    trace?.answered(body);
+    const answer = wire.parseResponse(body, request, input.target);
+    trace?.used(answer.usage);
+    return answer;
   } catch (error) {
     throw classify(error, timer);
   } finally {
@@ -226,12 +240,13 @@ const hasContent = (chunk: ChatChunk) =>
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const built = buildFor(input, true);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
+  const trace = input.trace?.beginAttempt(input.target);
   const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk[]>;
   try {
-    const reply = await send(input, built, timer);
-    source = translate(decodeSse(reply.body), translator);
+    const reply = await send(input, built, timer, trace);
+    source = translate(decodeSse(reply.body), trace ? tracingFirstEvent(translator, trace) : translator);
   } catch (error) {
     timer.dispose();
     throw classify(error, timer);
@@ -255,7 +270,28 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
     timer.dispose();
     throw networkAttemptError(new Error('stream ended before any content'), false);
   }
+  trace?.streams();
   return { head, rest: restOf(source, timer), translator, abort: timer.abort };
+}
+
+/**
+ * The translator, first showing the attempt's span the upstream's first event, which names the
+ * model that answers before the adapter renames it to the client's. Only for traced calls.
+ */
+function tracingFirstEvent(translator: StreamTranslator, trace: AttemptTrace): StreamTranslator {
+  let first = true;
+  return {
+    get done() {
+      return translator.done;
+    },
+    push(event) {
+      if (first) {
+        first = false;
+        trace.firstEvent(event.data);
+      }
+      return translator.push(event);
+    },
+  };
 }
 
 /** The chunks after the head (a module-level generator: see the note at the top). */

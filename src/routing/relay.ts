@@ -136,55 +136,72 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
   let startedAt = deps.now();
   /** Whitespace trimmed off the prefix sent for a resume, expected again at the continuation's start. */
   let overlap = '';
-  for (;;) {
-    deps.setAbort(current.stream.abort);
-    const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
-    try {
-      for await (const batch of chunksOf(current.stream, grace)) {
-        for (const chunk of batch) {
-          frame ??= { id: chunk.id, created: chunk.created, model: chunk.model };
-          // One chunk stream for the client, whichever upstream produced the piece.
-          chunk.id = frame.id;
-          chunk.created = frame.created;
-          chunk.model = frame.model;
-          if (carried && chunk.usage) chunk.usage = addUsage(carried, chunk.usage);
-          for (const choice of chunk.choices) {
-            if (carried) delete choice.delta?.role; // the client has its role chunk already
-            if (overlap && choice.delta?.content) {
-              // The client already has this whitespace: splice without doubling it.
-              if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
-              overlap = '';
+  /** The usage the leg being relayed reported, for its upstream call's span. */
+  let legUsage: Usage | undefined;
+  /** The stream got to its end (else it was abandoned: the client left). */
+  let ended = false;
+  try {
+    for (;;) {
+      deps.setAbort(current.stream.abort);
+      const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
+      try {
+        for await (const batch of chunksOf(current.stream, grace)) {
+          for (const chunk of batch) {
+            frame ??= { id: chunk.id, created: chunk.created, model: chunk.model };
+            // One chunk stream for the client, whichever upstream produced the piece.
+            chunk.id = frame.id;
+            chunk.created = frame.created;
+            chunk.model = frame.model;
+            if (chunk.usage) {
+              legUsage = chunk.usage;
+              if (carried) chunk.usage = addUsage(carried, chunk.usage);
             }
-            if (choice.delta?.content) {
-              text += choice.delta.content;
-              legText += choice.delta.content;
+            for (const choice of chunk.choices) {
+              if (carried) delete choice.delta?.role; // the client has its role chunk already
+              if (overlap && choice.delta?.content) {
+                // The client already has this whitespace: splice without doubling it.
+                if (choice.delta.content.startsWith(overlap)) choice.delta.content = choice.delta.content.slice(overlap.length);
+                overlap = '';
+              }
+              if (choice.delta?.content) {
+                text += choice.delta.content;
+                legText += choice.delta.content;
+              }
+              if (choice.delta?.tool_calls?.length) sawToolCalls = true;
+              if (choice.finish_reason) finished = true;
             }
-            if (choice.delta?.tool_calls?.length) sawToolCalls = true;
-            if (choice.finish_reason) finished = true;
           }
+          yield batch;
         }
-        yield batch;
+        // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
+        if (!finished && !current.stream.translator.done) throw endedEarly();
+        ended = true;
+        return;
+      } catch (error) {
+        if (!(error instanceof AttemptError)) throw error; // the client left: nothing to report
+        if (finished) {
+          ended = true; // the answer was complete; a broken tail changes nothing
+          return;
+        }
+        recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
+        if (error.upstreamFault) await breakerFor(ctx).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel)).catch(() => {});
+        // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
+        const prefix = text.trimEnd();
+        // Once per request (a continuation that breaks again ends the stream), and never past the
+        // total deadline: an answer that ran that long is not continued, it is ended.
+        const resumable = !carried && !sawToolCalls && prefix !== '' && error.deadline !== 'total';
+        const resumed = resumable ? await resume(ctx, prefix, current, deps.now, deps.logger) : null;
+        if (!resumed) throw midStreamError(error);
+        carried = cutLegUsage(ctx, legText);
+        legText = '';
+        legUsage = undefined;
+        overlap = text.slice(prefix.length);
+        current = resumed;
+        startedAt = deps.now();
       }
-      // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
-      if (!finished && !current.stream.translator.done) throw endedEarly();
-      return;
-    } catch (error) {
-      if (!(error instanceof AttemptError)) throw error; // the client left: nothing to report
-      if (finished) return; // the answer was complete; a broken tail changes nothing
-      recordAttempt(ctx, current.target, deps.now() - startedAt, error.info.status, error.info.code ?? 'stream_interrupted', current.kind);
-      if (error.upstreamFault) await breakerFor(ctx).failure(deploymentOf(current.target.provider.id, current.target.upstreamModel)).catch(() => {});
-      // Formats that take a prefill refuse one ending in whitespace: send it trimmed.
-      const prefix = text.trimEnd();
-      // Once per request (a continuation that breaks again ends the stream), and never past the
-      // total deadline: an answer that ran that long is not continued, it is ended.
-      const resumable = !carried && !sawToolCalls && prefix !== '' && error.deadline !== 'total';
-      const resumed = resumable ? await resume(ctx, prefix, current, deps.now, deps.logger) : null;
-      if (!resumed) throw midStreamError(error);
-      carried = cutLegUsage(ctx, legText);
-      legText = '';
-      overlap = text.slice(prefix.length);
-      current = resumed;
-      startedAt = deps.now();
     }
+  } finally {
+    // The upstream call being relayed is over (its break, if any, was recorded already).
+    ctx.trace?.endStream({ usage: legUsage, aborted: !ended });
   }
 }

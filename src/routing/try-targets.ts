@@ -14,10 +14,10 @@ import type { Target } from '../providers/types.ts';
 import type { Runtime } from '../pipeline/runtime.ts';
 import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
-import { recordAttempt } from './attempts.ts';
+import { recordAttempt, recordPassedOver } from './attempts.ts';
 import { backoffDelay, sleep } from './backoff.ts';
 import { createBreaker, deploymentOf, type Breaker } from './breaker.ts';
-import type { AttemptInput } from './call.ts';
+import { SHUTTING_DOWN, type AttemptInput } from './call.ts';
 import { timeoutsFor } from './timeouts.ts';
 
 export interface Success<T> {
@@ -48,7 +48,7 @@ export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, 
     transport: runtime.transport,
     timeouts: timeoutsFor(ctx.snapshot.config, target),
     signal: ctx.signal,
-    traceHeaders: ctx.trace?.beginAttempt(target),
+    trace: ctx.trace,
   };
 }
 
@@ -69,7 +69,7 @@ export async function tryTargets<T>(ctx: GatewayContext, call: Call<T>, options:
     const check = await breaker.check(deploymentOf(target.provider.id, target.upstreamModel));
     if (check.verdict === 'open') {
       // Passed over without a call: recorded so the log shows why.
-      recordAttempt(ctx, target, 0, 0, 'circuit_open', kindOf(index));
+      recordPassedOver(ctx, target, 'circuit_open', kindOf(index));
       if (!earliestOpen || check.retryInMs < earliestOpen.retryInMs) earliestOpen = { target, index, retryInMs: check.retryInMs };
       continue;
     }
@@ -118,7 +118,9 @@ async function callTarget<T>(
       if (GatewayError.is(error)) {
         // The adapter refused before any call (a parameter this wire format cannot carry): not an
         // upstream fault, so no retry and no breaker count; the log shows the target passed over.
-        recordAttempt(ctx, target, 0, 0, error.code, kind);
+        // The one such error that follows a call made is the drain deadline's.
+        if (error.code === SHUTTING_DOWN) recordAttempt(ctx, target, 0, 0, error.code, kind);
+        else recordPassedOver(ctx, target, error.code, kind);
         return { refused: error };
       }
       if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict

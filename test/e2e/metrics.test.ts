@@ -1,7 +1,8 @@
 /**
- * GET /metrics (Prometheus text): requests by model, provider and status, latency and TTFT
- * histograms, tokens and cost, upstream errors and fallbacks, rate-limit rejections and the log
- * queue depth; bearer-token access, per-gateway registries, and `enabled: false` after a reload.
+ * GET /metrics (Prometheus text): requests by model, provider, status and outcome (a stream that
+ * breaks after its 200 is a server error), latency and TTFT histograms, tokens and cost, upstream
+ * errors and fallbacks, rate-limit rejections, the log queue, the process and Node.js runtime;
+ * bearer-token access, per-gateway registries, and `enabled: false` after a reload.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -48,9 +49,9 @@ describe('metrics', () => {
     expect(await chat(state.gw.url, DEMO_KEY, { model: 'nope' })).toBe(404);
     await settle();
     const { text } = await scrape(state.gw.url, 'metrics-secret');
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200' })).toBe(3);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(3);
     // Unknown names share one label value: clients cannot mint time series.
-    expect(sample(text, 'gateway_requests_total', { model: '(unknown)', provider: '', status: '404' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: '(unknown)', provider: '', status: '404', outcome: 'client_error' })).toBe(1);
     expect(text).not.toContain('model="nope"');
     // provider/model names: those the provider lists are kept, any other shares `provider/(other)`.
     // (This provider lists its models: an unlisted name is refused, 404, but still counted.)
@@ -58,8 +59,8 @@ describe('metrics', () => {
     expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/gpt-4o' })).toBe(200);
     await settle();
     const after = (await scrape(state.gw.url, 'metrics-secret')).text;
-    expect(sample(after, 'gateway_requests_total', { model: 'mock/(other)', provider: '', status: '404' })).toBe(2);
-    expect(sample(after, 'gateway_requests_total', { model: 'mock/gpt-4o', provider: 'mock', status: '200' })).toBe(1);
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/(other)', provider: '', status: '404', outcome: 'client_error' })).toBe(2);
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/gpt-4o', provider: 'mock', status: '200', outcome: 'ok' })).toBe(1);
     expect(after).not.toContain('random-1');
     expect(sample(text, 'gateway_request_duration_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(3);
     expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(1);
@@ -69,6 +70,18 @@ describe('metrics', () => {
     // 3 × (2 × 1 + 3 × 2) / 1000.
     expect(sample(text, 'gateway_cost_total', { model: 'gpt-4o-mini', provider: 'mock', currency: 'CNY' })).toBeCloseTo(0.024, 9);
     expect(text).toMatch(/^gateway_log_queue_depth \d+$/m);
+    // Dropped records only ever add up: a counter, which a worker group keeps when a worker exits.
+    expect(text).toContain('# TYPE gateway_log_queue_dropped_total counter\ngateway_log_queue_dropped_total 0\n');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it('counts a stream that breaks after its 200 as a server error, keeping the status it was sent with', async () => {
+    expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/cut', stream: true })).toBe(200);
+    await settle();
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', status: '200', outcome: 'server_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
   });
 
   it('counts upstream errors and fallbacks', async () => {
@@ -79,6 +92,18 @@ describe('metrics', () => {
     expect(sample(text, 'gateway_fallbacks_total', { model: 'gpt-4o-mini' })).toBe(1);
   });
 
+  it('counts requests refused before the pipeline: no key, a body that is not JSON, one that is not valid', async () => {
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${state.gw.url}/api/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((r) => r.status);
+    const key = { authorization: `Bearer ${DEMO_KEY}` };
+    expect(await post({}, '{}')).toBe(401);
+    expect(await post(key, '{not json')).toBe(400);
+    expect(await post(key, JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 9 }))).toBe(400);
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', status: '401', outcome: 'client_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', status: '400', outcome: 'client_error' })).toBe(2);
+  });
+
   it('counts rate-limit rejections', async () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await chat(state.gw.url, OTHER_KEY, { model: 'gpt-4o-mini' }));
@@ -86,12 +111,12 @@ describe('metrics', () => {
     await settle();
     const { text } = await scrape(state.gw.url, 'metrics-secret');
     expect(sample(text, 'gateway_rejections_total', { reason: 'rate_limit' })).toBe(1);
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: '', status: '429' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: '', status: '429', outcome: 'client_error' })).toBe(1);
   });
 
   it('keeps one registry per gateway', async () => {
     const { text } = await scrape(second.gw.url);
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200' })).toBe(0);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
   });
 
   it('answers 404 once disabled by a reload', async () => {

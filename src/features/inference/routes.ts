@@ -5,7 +5,7 @@
  */
 import { precompiledValidators, bodyValidator } from './validate-body.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
-import { createContext, type Endpoint } from '../../pipeline/context.ts';
+import { createContext, type Endpoint, type GatewayContext } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { readJson } from '../../http/read-body.ts';
@@ -21,16 +21,23 @@ export type BodyAdapter = (body: unknown) => ChatRequest;
 
 export async function handleInference(gateway: Gateway, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
-  // Refuse anonymous calls before reading a body we would throw away.
-  if (!request.headers.get('authorization')) throw missingApiKey();
-  const { raw, body } = await readBodyCredentialFirst(gateway, request, async () => {
-    const raw = await readJson(request, snapshot.config.server.body_limit);
-    refuseDeepBody(raw.value);
-    return { raw, body: toChat(raw.value) };
-  });
-  const ctx = createContext({
-    request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
-  });
+  let ctx: GatewayContext;
+  try {
+    // Refuse anonymous calls before reading a body we would throw away.
+    if (!request.headers.get('authorization')) throw missingApiKey();
+    const { raw, body } = await readBodyCredentialFirst(gateway, request, async () => {
+      const raw = await readJson(request, snapshot.config.server.body_limit);
+      refuseDeepBody(raw.value);
+      return { raw, body: toChat(raw.value) };
+    });
+    ctx = createContext({
+      request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
+    });
+  } catch (error) {
+    // Refused before the pipeline, whose log step counts every other request: counted here.
+    gateway.runtime.services.earlyRefusals?.count(error);
+    throw error;
+  }
   return pipeline.run(ctx);
 }
 

@@ -17,7 +17,7 @@ function group(timeoutMs = 50) {
   return function fork() {
     const id = nextId++;
     const inbox = new EventEmitter();
-    const state = { connected: true, mute: false, depth: 0 };
+    const state = { connected: true, mute: false, depth: 0, dropped: 0 };
     const worker: GroupWorker = {
       id,
       isConnected: () => state.connected,
@@ -39,6 +39,7 @@ function group(timeoutMs = 50) {
     };
     const metrics = createMetrics();
     metrics.gauge('log_queue_depth', 'depth', () => state.depth);
+    metrics.counter('log_queue_dropped_total', 'dropped', () => state.dropped);
     const joined = joinGroupMetrics(metrics.registry, channel);
     return {
       state,
@@ -55,7 +56,7 @@ function group(timeoutMs = 50) {
   };
 }
 
-const requests = (n: number) => `gateway_requests_total{model="m",provider="p",status="200"} ${n}\n`;
+const requests = (n: number) => `gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} ${n}\n`;
 const latencyCount = (n: number) => `gateway_request_duration_seconds_count{model="m",provider="p"} ${n}\n`;
 
 describe('metrics of a worker group', () => {
@@ -112,6 +113,16 @@ describe('metrics of a worker group', () => {
     expect(text).toContain(requests(15));
     a.observe(1);
     expect(await (fork()).scrape()).toContain(requests(16));
+  });
+
+  it('keeps the log records an exited worker dropped in the group\'s total', async () => {
+    const fork = group();
+    const [a, b] = [fork(), fork()];
+    a.state.dropped = 2;
+    b.state.dropped = 3;
+    expect(await a.scrape()).toContain('gateway_log_queue_dropped_total 5\n');
+    b.exit();
+    expect(await a.scrape()).toContain('gateway_log_queue_dropped_total 5\n');
   });
 
   it('fails the scrape with 503 when the primary does not answer', async () => {

@@ -12,11 +12,41 @@ describe('metrics service', () => {
     metrics.observe({ model: 'm', outcome: { ...served(), status: 502 } });
     for (let scrape = 0; scrape < 2; scrape++) {
       const { body } = await metrics.render();
-      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200"} 2');
-      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="502"} 1');
+      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} 2');
+      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="502",outcome="server_error"} 1');
     }
     metrics.observe({ model: 'm', outcome: served() });
-    expect((await metrics.render()).body).toContain('gateway_requests_total{model="m",provider="p",status="200"} 3');
+    expect((await metrics.render()).body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} 3');
+  });
+
+  it('counts a stream that broke after its 200 as a server error, apart from refusals and clients that left', async () => {
+    const metrics = createMetrics();
+    const broken = { code: 'stream_interrupted', message: 'The upstream broke off.', type: 'upstream_error' };
+    metrics.observe({ model: 'm', outcome: { ...served(), streamed: true, error: broken } });
+    metrics.observe({ model: 'm', outcome: { ...served(), streamed: true, aborted: true } });
+    metrics.observe({ model: 'm', outcome: { ...served(), status: 429 } });
+    metrics.observe({ model: 'm', outcome: { ...served(), status: 499, aborted: true } });
+    const { body } = await metrics.render();
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="server_error"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="aborted"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="429",outcome="client_error"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="499",outcome="aborted"} 1');
+  });
+
+  it('does not count a target the gateway passed over as an upstream error', async () => {
+    const metrics = createMetrics();
+    const attempts = [
+      { model: 'b/m', provider: 'b', upstreamModel: 'm', status: 0, errorCode: 'unsupported_parameter', latencyMs: 0, kind: 'first', refused: true },
+      { model: 'c/m', provider: 'c', upstreamModel: 'm', status: 0, errorCode: 'circuit_open', latencyMs: 0, kind: 'fallback', refused: true },
+      { model: 'd/m', provider: 'd', upstreamModel: 'm', status: 0, errorCode: 'upstream_unavailable', latencyMs: 3, kind: 'fallback' },
+      { model: 'p/m', provider: 'p', upstreamModel: 'm', status: 200, errorCode: null, latencyMs: 9, kind: 'fallback' },
+    ] as const;
+    metrics.observe({ model: 'm', outcome: { ...served(), attempts: [...attempts] } });
+    const { body } = await metrics.render();
+    expect(body).not.toMatch(/gateway_upstream_errors_total\{provider="[bc]"/);
+    expect(body).toContain('gateway_upstream_errors_total{provider="d",status="0"} 1');
+    expect(body).toContain('gateway_upstream_skipped_total{provider="b",reason="unsupported"} 1');
+    expect(body).toContain('gateway_upstream_skipped_total{provider="c",reason="circuit_open"} 1');
   });
 
   it('labels a fallback by the bounded name the log step gives it', async () => {
@@ -29,5 +59,22 @@ describe('metrics service', () => {
     const { body } = await metrics.render();
     expect(body).toContain('gateway_fallbacks_total{model="p/(other)"} 1');
     expect(body).not.toContain('random-name');
+  });
+
+  it('exports a total kept elsewhere as a counter read at scrape time', async () => {
+    const metrics = createMetrics();
+    let dropped = 0;
+    metrics.counter('log_queue_dropped_total', 'Dropped.', () => dropped);
+    expect((await metrics.render()).body).toContain('# TYPE gateway_log_queue_dropped_total counter\ngateway_log_queue_dropped_total 0\n');
+    dropped = 4;
+    expect((await metrics.render()).body).toContain('gateway_log_queue_dropped_total 4\n');
+  });
+
+  it('adds the process and Node.js runtime metrics when asked, on its own registry', async () => {
+    const withRuntime = (await createMetrics('gateway_', { runtime: true }).render()).body;
+    expect(withRuntime).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(withRuntime).toMatch(/^process_resident_memory_bytes \d/m);
+    expect(withRuntime).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect((await createMetrics().render()).body).not.toContain('process_cpu_seconds_total');
   });
 });

@@ -3,16 +3,31 @@
  * several gateways in one process, as in tests, keep separate counts). Fed once per finished
  * exchange by the log step's onComplete, off the request path.
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
 import type { CallObserver } from '../../plugins/log.ts';
+import { GatewayError } from '../../kernel/errors.ts';
+import { createOutcome } from '../../pipeline/outcome.ts';
+import { requestOutcome } from '../../kernel/request-outcome.ts';
 import { summedCounter, summedHistogram } from './summed.ts';
 
 export interface MetricsService extends CallObserver {
   readonly registry: Registry;
   /** A gauge read at scrape time (e.g. the log queue depth). */
   gauge(name: string, help: string, read: () => number): void;
+  /** A counter read at scrape time from a total kept elsewhere, which only grows (e.g. the log records dropped). */
+  counter(name: string, help: string, read: () => number): void;
+  /**
+   * An inference request refused before the pipeline (no key, a body that does not parse or
+   * validate): counted in gateway_requests_total with no model or provider, and not timed.
+   */
+  countRefused(error: unknown): void;
   render(): Promise<{ body: string; contentType: string }>;
+}
+
+export interface MetricsOptions {
+  /** Also export prom-client's process_* and nodejs_* metrics (memory, CPU, event-loop lag, GC). */
+  runtime?: boolean;
 }
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -26,12 +41,14 @@ const REJECTIONS: Record<string, string> = {
   queue_timeout: 'concurrency',
 };
 
-export function createMetrics(prefix = 'gateway_'): MetricsService {
+export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {}): MetricsService {
   const registry = new Registry();
+  if (options.runtime) collectDefaultMetrics({ register: registry });
   const requests = summedCounter({
     name: `${prefix}requests_total`,
-    help: 'Inference requests by model, provider and HTTP status.',
-    labelNames: ['model', 'provider', 'status'],
+    // `status` is the status sent, which a stream sends before it can break: `outcome` says how it ended.
+    help: 'Inference requests by model, provider, HTTP status and outcome (ok, client_error, server_error, aborted).',
+    labelNames: ['model', 'provider', 'status', 'outcome'],
     registers: [registry],
   });
   const latency = summedHistogram({
@@ -64,6 +81,12 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
     labelNames: ['provider', 'status'],
     registers: [registry],
   });
+  const skipped = new Counter({
+    name: `${prefix}upstream_skipped_total`,
+    help: 'Targets passed over without a call, by provider and reason (circuit_open, unsupported: a request its format cannot carry).',
+    labelNames: ['provider', 'reason'],
+    registers: [registry],
+  });
   const fallbacks = new Counter({
     name: `${prefix}fallbacks_total`,
     help: 'Attempts on another target after a failure (retries excluded).',
@@ -92,7 +115,8 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
       // Series keys: the label values joined by a character no model or provider id contains.
       const series = `${model}\u0000${provider}\u0000`;
       const status = String(outcome.status);
-      requests.add(series + status, () => ({ ...labels, status }), 1);
+      const ended = requestOutcome(outcome);
+      requests.add(`${series}${status}\u0000${ended}`, () => ({ ...labels, status, outcome: ended }), 1);
       latency.observe(series, labelsOf, outcome.durationMs / 1000);
       if (outcome.ttfbMs !== undefined) ttft.observe(series, labelsOf, outcome.ttfbMs / 1000);
       if (record) {
@@ -106,7 +130,9 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
         }
       }
       for (const attempt of outcome.attempts) {
-        if (attempt.status < 200 || attempt.status >= 300) upstreamErrors.inc({ provider: attempt.provider, status: String(attempt.status) });
+        // A target the gateway passed over was never called: no fault of the upstream's.
+        if (attempt.refused) skipped.inc({ provider: attempt.provider, reason: attempt.errorCode === 'circuit_open' ? 'circuit_open' : 'unsupported' });
+        else if (attempt.status < 200 || attempt.status >= 300) upstreamErrors.inc({ provider: attempt.provider, status: String(attempt.status) });
         if (attempt.kind === 'fallback') fallbacks.inc({ model: labelOf(attempt.model) });
         else if (attempt.kind === 'retry') retries.inc({ provider: attempt.provider });
       }
@@ -121,6 +147,11 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
       const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
       if (reason) rejections.inc({ reason });
     },
+    countRefused(error) {
+      const status = GatewayError.is(error) ? error.status : 500;
+      const ended = requestOutcome({ ...createOutcome(), status });
+      requests.add(`\u0000\u0000${status}\u0000${ended}`, () => ({ model: '', provider: '', status: String(status), outcome: ended }), 1);
+    },
     gauge(name, help, read) {
       new Gauge({
         name: `${prefix}${name}`,
@@ -128,6 +159,17 @@ export function createMetrics(prefix = 'gateway_'): MetricsService {
         registers: [registry],
         collect() {
           this.set(read());
+        },
+      });
+    },
+    counter(name, help, read) {
+      new Counter({
+        name: `${prefix}${name}`,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read());
         },
       });
     },

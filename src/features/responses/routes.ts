@@ -8,7 +8,7 @@ import { requireScope, scopeOf } from '../../auth/route-scopes.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
 import { readJsonBody } from '../../http/read-body.ts';
 import { clientSignal } from '../../http/client-signal.ts';
-import { createContext } from '../../pipeline/context.ts';
+import { createContext, type GatewayContext } from '../../pipeline/context.ts';
 import { missingApiKey, notFound, unsupportedParameter } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -30,35 +30,42 @@ const RESPONSES_SCOPE = scopeOf('POST', RESPONSES_PATH);
  */
 export async function handleResponses(gateway: Gateway, logger: Logger, running: BackgroundRuns, request: Request, ip: string): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
-  // Refuse anonymous calls before reading a body we would throw away.
-  if (!request.headers.get('authorization')) throw missingApiKey();
-  const read = await readBodyCredentialFirst(gateway, request, async () => {
-    const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
-    refuseDeepBody(raw);
-    return { raw, body: responsesToChat(raw) };
-  });
-  const raw = read.raw;
-  let body = read.body;
-  const previousId = typeof raw.previous_response_id === 'string' ? raw.previous_response_id : undefined;
-  let owner = '';
-  if (raw.background === true || previousId !== undefined) {
-    // Authenticate now: a queued answer must never go to a caller the pipeline would refuse, and
-    // a stored conversation is read only for the caller that made it.
-    // The scope too, as the auth step would: a read-only token neither queues a run nor reads a conversation.
-    const { principal } = await authenticate(request, gateway.runtime, snapshot, ip);
-    requireScope(principal, RESPONSES_SCOPE);
-    owner = ownerOf(principal);
+  let ctx: GatewayContext;
+  try {
+    // Refuse anonymous calls before reading a body we would throw away.
+    if (!request.headers.get('authorization')) throw missingApiKey();
+    const read = await readBodyCredentialFirst(gateway, request, async () => {
+      const raw = (await readJsonBody(request, snapshot.config.server.body_limit)) as Record<string, unknown>;
+      refuseDeepBody(raw);
+      return { raw, body: responsesToChat(raw) };
+    });
+    const raw = read.raw;
+    let body = read.body;
+    const previousId = typeof raw.previous_response_id === 'string' ? raw.previous_response_id : undefined;
+    let owner = '';
+    if (raw.background === true || previousId !== undefined) {
+      // Authenticate now: a queued answer must never go to a caller the pipeline would refuse, and
+      // a stored conversation is read only for the caller that made it.
+      // The scope too, as the auth step would: a read-only token neither queues a run nor reads a conversation.
+      const { principal } = await authenticate(request, gateway.runtime, snapshot, ip);
+      requireScope(principal, RESPONSES_SCOPE);
+      owner = ownerOf(principal);
+    }
+    if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, raw);
+    if (raw.background === true) {
+      // OpenAI streams a background run's events too; here it is polled (GET) instead.
+      if (raw.stream === true) throw unsupportedParameter("A background response is not streamed here: send 'stream' false and poll GET /api/v1/responses/{id}.", 'stream');
+      const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger, running });
+      return json(queued);
+    }
+    ctx = createContext({
+      request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request), renderer: responsesRenderer,
+    });
+  } catch (error) {
+    // Refused before the pipeline, whose log step counts every other request: counted here.
+    gateway.runtime.services.earlyRefusals?.count(error);
+    throw error;
   }
-  if (previousId !== undefined) body = await withPreviousTurns(gateway.runtime, body, previousId, owner, raw);
-  if (raw.background === true) {
-    // OpenAI streams a background run's events too; here it is polled (GET) instead.
-    if (raw.stream === true) throw unsupportedParameter("A background response is not streamed here: send 'stream' false and poll GET /api/v1/responses/{id}.", 'stream');
-    const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger, running });
-    return json(queued);
-  }
-  const ctx = createContext({
-    request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request), renderer: responsesRenderer,
-  });
   return pipeline.run(ctx);
 }
 

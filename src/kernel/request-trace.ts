@@ -1,0 +1,275 @@
+/**
+ * The spans of one request while tracing is on (tracing.ts starts the SDK), after the GenAI
+ * semantic conventions: a SERVER span for the request (`chat <model>`, `embeddings <model>`),
+ * continuing the client's trace context, and a CLIENT span per upstream call, from its sending to
+ * the end of its answer: for a stream, its last chunk, a break or the client leaving. A target the
+ * gateway passed over without calling it is an event on the request's span, not a call.
+ */
+import type * as Api from '@opentelemetry/api';
+import type { GatewayContext } from '../pipeline/context.ts';
+import type { Attempt } from '../pipeline/outcome.ts';
+import type { ChatCompletion } from '../providers/openai-types.ts';
+import type { Target } from '../providers/types.ts';
+import { requestOutcome } from './request-outcome.ts';
+import * as sc from './semconv.ts';
+import { providerName, reportedModelOf, targetAttributes } from './upstream-attributes.ts';
+import type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './tracing.ts';
+
+type Attributes = Record<string, string | number | boolean | string[] | undefined | null>;
+type Usage = { prompt_tokens?: number; completion_tokens?: number };
+
+/** The path of each inference interface, for `url.path`. */
+const PATHS = { chat: '/api/v1/chat/completions', responses: '/api/v1/responses', embeddings: '/api/v1/embeddings' } as const;
+
+const headerGetter: Api.TextMapGetter<Headers> = {
+  keys: (headers) => [...headers.keys()],
+  get: (headers, key) => headers.get(key) ?? undefined,
+};
+
+/** `upstream` propagates the trace context into upstream calls (never the client's baggage). */
+export function createTracing(api: typeof Api, tracer: Api.Tracer, upstream: Api.TextMapPropagator): Tracing {
+  return new OtelTracing(api, tracer, upstream);
+}
+
+class OtelTracing implements Tracing {
+  constructor(
+    readonly api: typeof Api,
+    readonly tracer: Api.Tracer,
+    readonly upstream: Api.TextMapPropagator,
+  ) {}
+
+  start(ctx: GatewayContext): RequestTrace | null {
+    return this.guard(null, () => new OtelRequestTrace(this, ctx));
+  }
+
+  /** Tracing never fails a request: a throw in the SDK is reported through its diag logger. */
+  guard<T>(fallback: T, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      this.api.diag.error('llm-gateway tracing failed', error);
+      return fallback;
+    }
+  }
+}
+
+/** One upstream call's span, handed to call.ts. */
+class UpstreamCall implements AttemptTrace {
+  readonly headers: Record<string, string> = {};
+  /** It opened a stream: its span outlives the attempt's record, until the relay ends it. */
+  streaming = false;
+  /** The model the upstream names in its answer. */
+  reportedModel: string | undefined;
+
+  constructor(
+    readonly span: Api.Span,
+    private readonly owner: OtelTracing,
+  ) {}
+
+  answered(body: unknown): void {
+    this.owner.guard(undefined, () => this.noteModel(body));
+  }
+
+  used(usage: Usage | undefined): void {
+    this.owner.guard(undefined, () => this.span.setAttributes(usageAttributes(usage)));
+  }
+
+  firstEvent(data: string): void {
+    this.owner.guard(undefined, () => {
+      try {
+        this.noteModel(JSON.parse(data));
+      } catch {
+        // not JSON (a keep-alive comment): no model to read
+      }
+    });
+  }
+
+  streams(): void {
+    this.streaming = true;
+  }
+
+  private noteModel(body: unknown) {
+    this.reportedModel = reportedModelOf(body);
+    if (this.reportedModel) this.span.setAttribute(sc.ATTR_GEN_AI_RESPONSE_MODEL, this.reportedModel);
+  }
+}
+
+/** A no-op call when the SDK failed to start a span: call.ts still gets its object. */
+const UNTRACED: AttemptTrace = { headers: {}, answered() {}, used() {}, firstEvent() {}, streams() {} };
+
+class OtelRequestTrace implements RequestTrace {
+  private readonly span: Api.Span;
+  private readonly context: Api.Context;
+  private readonly operation: string;
+  /** The call begun last, until its attempt is recorded. */
+  private call: UpstreamCall | null = null;
+  /** The call whose stream is being relayed, until its end. */
+  private relayed: UpstreamCall | null = null;
+  /** The model named by the upstream that served, once one has. */
+  private servedModel: string | undefined;
+  /** Why the next attempt happens: the error of the one before. */
+  private lastError: string | null = null;
+
+  constructor(
+    private readonly owner: OtelTracing,
+    ctx: GatewayContext,
+  ) {
+    const { api, tracer } = owner;
+    const parent = api.propagation.extract(api.ROOT_CONTEXT, ctx.request.headers, headerGetter);
+    this.operation = ctx.endpoint === 'embeddings' ? sc.GEN_AI_OPERATION_EMBEDDINGS : sc.GEN_AI_OPERATION_CHAT;
+    const model = ctx.body.model;
+    this.span = tracer.startSpan(
+      model ? `${this.operation} ${model}` : this.operation,
+      {
+        kind: api.SpanKind.SERVER,
+        startTime: ctx.startedAt,
+        attributes: {
+          [sc.ATTR_GEN_AI_OPERATION_NAME]: this.operation,
+          [sc.ATTR_HTTP_REQUEST_METHOD]: ctx.request.method,
+          [sc.ATTR_URL_PATH]: PATHS[ctx.endpoint],
+          [sc.ATTR_CLIENT_ADDRESS]: ctx.ip,
+          'gateway.request.id': ctx.id,
+          'gateway.endpoint': ctx.endpoint,
+        },
+      },
+      parent,
+    );
+    this.context = api.trace.setSpan(parent, this.span);
+  }
+
+  beginAttempt(target: Target): AttemptTrace {
+    return this.owner.guard(UNTRACED, () => this.begin(target));
+  }
+
+  endAttempt(attempt: Attempt): void {
+    this.owner.guard(undefined, () => this.record(attempt));
+  }
+
+  passOver(attempt: Attempt): void {
+    this.owner.guard(undefined, () => {
+      this.span.addEvent('gateway.target.passed_over', defined({
+        'gateway.provider.id': attempt.provider,
+        'gateway.deployment': `${attempt.provider}/${attempt.upstreamModel}`,
+        'gateway.attempt.kind': attempt.kind ?? 'first',
+        'gateway.reason': attempt.errorCode,
+      }));
+      this.lastError = attempt.errorCode;
+    });
+  }
+
+  endStream(end: StreamEnd): void {
+    this.owner.guard(undefined, () => this.endRelayed(end));
+  }
+
+  end(ctx: GatewayContext): void {
+    this.owner.guard(undefined, () => this.finish(ctx));
+  }
+
+  private begin(target: Target): AttemptTrace {
+    const { api, tracer, upstream } = this.owner;
+    this.call?.span.end(); // not recorded (a bug, or the client gone): closed all the same
+    // What is known before the call goes out, so that even a call cut short carries it.
+    const span = tracer.startSpan(
+      `${this.operation} ${target.upstreamModel}`,
+      { kind: api.SpanKind.CLIENT, attributes: defined({ ...targetAttributes(target), [sc.ATTR_GEN_AI_OPERATION_NAME]: this.operation }) },
+      this.context,
+    );
+    const call = new UpstreamCall(span, this.owner);
+    upstream.inject(api.trace.setSpan(this.context, span), call.headers, api.defaultTextMapSetter);
+    this.call = call;
+    return call;
+  }
+
+  private record(attempt: Attempt): void {
+    // A stream's break arrives after its call was recorded a success: it ends that same span.
+    const call = this.call ?? this.relayed;
+    const kind = attempt.kind ?? 'first';
+    // error.type as the conventions have it: the gateway's code, else the HTTP status.
+    const errorType = attempt.errorCode ?? (attempt.status >= 400 ? String(attempt.status) : attempt.status === 0 ? '_OTHER' : null);
+    const reason = kind === 'first' ? undefined : this.lastError;
+    this.lastError = errorType;
+    if (!call) return;
+    // A break keeps the span's 200, which the upstream did answer, and adds what broke.
+    const midStream = call === this.relayed;
+    call.span.setAttributes(defined(midStream ? { [sc.ATTR_ERROR_TYPE]: errorType } : {
+      'gateway.attempt.kind': kind,
+      'gateway.attempt.reason': reason,
+      [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: attempt.status || undefined,
+      [sc.ATTR_ERROR_TYPE]: errorType,
+    }));
+    if (errorType) call.span.setStatus({ code: this.owner.api.SpanStatusCode.ERROR, message: errorType });
+    else this.servedModel = call.reportedModel;
+    if (call === this.call) this.call = null;
+    if (!errorType && call.streaming) {
+      this.relayed = call; // its body is still to come: the relay ends it (endStream)
+      return;
+    }
+    if (midStream) this.relayed = null;
+    call.span.end();
+  }
+
+  private endRelayed({ usage, aborted }: StreamEnd): void {
+    const call = this.relayed;
+    if (!call) return; // its break was recorded already, or it ended at the request's end
+    this.relayed = null;
+    call.span.setAttributes(defined({
+      ...usageAttributes(usage),
+      'gateway.aborted': aborted || undefined,
+      [sc.ATTR_ERROR_TYPE]: aborted ? 'client_closed' : undefined,
+    }));
+    call.span.end();
+  }
+
+  private finish(ctx: GatewayContext): void {
+    const { api } = this.owner;
+    const { outcome, principal } = ctx;
+    // A call never recorded, or a stream the client left before the relay noticed: closed all the same.
+    if (this.call) {
+      this.call.span.setAttribute(sc.ATTR_ERROR_TYPE, ctx.signal.aborted ? 'client_closed' : 'unknown');
+      this.call.span.end();
+      this.call = null;
+    }
+    this.endRelayed({ aborted: outcome.aborted || ctx.signal.aborted });
+    const model = ctx.body.model;
+    if (model) this.span.updateName(`${this.operation} ${model}`);
+    const chat = ctx.endpoint !== 'embeddings';
+    const completion = outcome.streamed || !chat ? undefined : (outcome.response as ChatCompletion | undefined);
+    const finishReasons = completion?.choices?.map((choice) => choice.finish_reason).filter((r): r is NonNullable<typeof r> => !!r);
+    const served = outcome.served && ctx.snapshot.providers.get(outcome.served.provider);
+    this.span.setAttributes(defined({
+      [sc.ATTR_GEN_AI_REQUEST_MODEL]: model,
+      // Sampling parameters mean nothing to an embeddings request.
+      [sc.ATTR_GEN_AI_REQUEST_MAX_TOKENS]: chat ? ctx.body.max_tokens : undefined,
+      [sc.ATTR_GEN_AI_REQUEST_TEMPERATURE]: chat ? ctx.body.temperature : undefined,
+      [sc.ATTR_GEN_AI_REQUEST_TOP_P]: chat ? ctx.body.top_p : undefined,
+      [sc.ATTR_GEN_AI_PROVIDER_NAME]: served ? providerName(served) : outcome.served?.provider,
+      [sc.ATTR_GEN_AI_RESPONSE_MODEL]: this.servedModel ?? outcome.served?.upstreamModel,
+      [sc.ATTR_GEN_AI_RESPONSE_ID]: completion?.id ?? (outcome.assembly?.responseId || undefined),
+      [sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: finishReasons?.length ? finishReasons : outcome.finishReason ? [outcome.finishReason] : undefined,
+      ...usageAttributes(outcome.usage),
+      'gateway.provider.id': outcome.served?.provider,
+      'gateway.account.id': principal?.accountId,
+      'gateway.api_key.id': principal?.key?.id,
+      'gateway.group.id': principal?.groupId,
+      'gateway.stream': chat && ctx.body.stream === true,
+      'gateway.cache': outcome.cache,
+      'gateway.attempts': outcome.attempts.length,
+      'gateway.aborted': outcome.aborted || undefined,
+      [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.status,
+      [sc.ATTR_ERROR_TYPE]: outcome.error?.code ?? outcome.error?.type,
+    }));
+    // A stream that broke after its 200 failed as surely as a 5xx did.
+    if (requestOutcome(outcome) === 'server_error') this.span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.error?.message });
+    this.span.end(ctx.startedAt + outcome.durationMs);
+  }
+}
+
+function usageAttributes(usage: Usage | undefined): Api.Attributes {
+  return defined({ [sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage?.prompt_tokens, [sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage?.completion_tokens });
+}
+
+function defined(attributes: Attributes): Api.Attributes {
+  const out: Api.Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined && value !== null) out[key] = value;
+  return out;
+}
