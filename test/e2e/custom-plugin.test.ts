@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { client, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
 let mock: MockUpstream;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ describe('custom plugins from pipeline:', () => {
         `${gw.configFile}:54:47 pipeline[2].options.bogus is not a known option`,
         `${gw.configFile}:57:44 pipeline[5].options.ttl_seconds must be >= 0`,
       ]);
-      const shown = await (await fetch(`${gw.url}/v1/system/status`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })).json();
+      const shown = await (await fetch(`${gw.url}/v1/system/status`, { headers: { authorization: `Bearer ${MASTER_KEY}` } })).json();
       expect(shown.last_reload).toMatchObject({ ok: false, error: status.error });
       // The running config stays.
       const data = await client(gw).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still' }], user: 'alice' });

@@ -1,7 +1,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { client, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 
 let mock: MockUpstream;
 let gw: TestGateway;
@@ -26,7 +26,8 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 3000): 
   }
 }
 
-const status = async () => (await fetch(`${gw.url}/v1/system/status`, { headers: { authorization: `Bearer ${DEMO_KEY}` } })).json();
+// The reload details (file:line:col) are shown to admins only.
+const status = async () => (await fetch(`${gw.url}/v1/system/status`, { headers: { authorization: `Bearer ${MASTER_KEY}` } })).json();
 
 describe('hot reload of gateway.yaml', () => {
   it('applies a valid edit within a second (rename-on-save) without dropping a request in flight', async () => {
