@@ -15,7 +15,18 @@ const logger = createLogger();
 try {
   const drainTimeoutMs = drainTimeoutFrom(process.env);
   if (!(await forkWorkers(cluster, process.env, logger))) {
+    // A stop during the start (a slow log database, a rollout replaced at once) must not wait
+    // for it: nothing is served yet, so nothing needs draining. Node as PID 1 in a container
+    // would otherwise ignore the signal until the orchestrator's SIGKILL.
+    const stopWhileStarting = (signal: NodeJS.Signals) => {
+      logger.info('stopped before serving', { signal });
+      process.exit(0);
+    };
+    process.once('SIGTERM', stopWhileStarting);
+    process.once('SIGINT', stopWhileStarting);
     const { gateway, server } = await startGateway({ logger });
+    process.off('SIGTERM', stopWhileStarting);
+    process.off('SIGINT', stopWhileStarting);
     process.on('SIGHUP', () => void gateway.config.reload());
     const stop = async () => {
       logger.info('shutting down', { drain_timeout_ms: drainTimeoutMs });

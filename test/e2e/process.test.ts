@@ -2,6 +2,7 @@
  * The real entry point as an operator runs it (`npm start`: the dist/ bundle) in a child process.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,31 @@ const call = (url: string) =>
 
 // Child processes boot slower when the whole suite runs in parallel on two cores.
 describe('the gateway process', { timeout: 90_000 }, () => {
+  it('stops at once on a SIGTERM that comes while it is still starting (a log database that does not answer)', async () => {
+    // Accepts and never answers: the start waits on it (up to the connect timeout).
+    const sockets: Socket[] = [];
+    let connected!: () => void;
+    const reached = new Promise<void>((resolve) => (connected = resolve));
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      connected();
+    });
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    const { port } = silent.address() as { port: number };
+    try {
+      const gw = await launch('chat.yaml', { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test` });
+      await reached;
+      const sent = Date.now();
+      gw.child.kill('SIGTERM');
+      expect(await gw.exited).toBe(0);
+      expect(Date.now() - sent).toBeLessThan(3000);
+      expect(gw.output()).toMatch(/"msg":"stopped before serving"/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((done) => silent.close(done));
+    }
+  });
+
   it('reloads on SIGHUP and shuts down cleanly on SIGTERM', async () => {
     const gw = await launch('chat.yaml', { GATEWAY_WATCH: 'false' });
     try {
