@@ -119,6 +119,29 @@ describe('metrics', () => {
     expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
   });
 
+  it('shows a refused reload of gateway.yaml, and when it happened, until a reload succeeds', async () => {
+    const gauges = async () => {
+      const { text } = await scrape(state.gw.url, 'metrics-secret');
+      return { ok: sample(text, 'gateway_config_last_reload_success'), at: sample(text, 'gateway_config_last_reload_timestamp_seconds') };
+    };
+    const before = await gauges();
+    expect(before.ok).toBe(1);
+    expect(before.at).toBeGreaterThan(Date.now() / 1000 - 3600);
+    const yaml = await readFile(state.gw.configFile, 'utf8');
+    await writeFile(state.gw.configFile, `${yaml}\nnot_a_setting: true\n`);
+    try {
+      const started = Date.now() / 1000;
+      expect((await state.gw.gateway.config.reload()).ok).toBe(false);
+      const refused = await gauges();
+      expect(refused.ok).toBe(0);
+      expect(refused.at).toBeGreaterThanOrEqual(Math.floor(started));
+    } finally {
+      await writeFile(state.gw.configFile, yaml);
+    }
+    expect((await state.gw.gateway.config.reload()).ok).toBe(true);
+    expect((await gauges()).ok).toBe(1);
+  });
+
   it('answers 404 once disabled by a reload', async () => {
     const yaml = await readFile(state.gw.configFile, 'utf8');
     await writeFile(state.gw.configFile, yaml.replace('  enabled: true\n  token: metrics-secret', '  enabled: false'));

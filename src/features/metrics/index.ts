@@ -26,6 +26,12 @@ export function installMetrics(ctx: FeatureContext, logs: LogService): Installed
   metrics.gauge('log_queue_depth', 'Call-log records waiting to be written.', () => logs.queue.depth);
   // A counter: the group keeps an exited worker's count (a gauge's would drop out of the sum).
   metrics.counter('log_queue_dropped_total', 'Call-log records dropped (queue full or refused).', () => logs.queue.dropped);
+  // A refused gateway.yaml edit keeps the old config serving and every probe green, while each new
+  // pod (scale-up, eviction) crash-loops on it: these let an alert catch it first. Across workers,
+  // one that refused counts (min) and the latest attempt (max).
+  const reload = () => ctx.runtime.lastReload();
+  metrics.gauge('config_last_reload_success', 'Whether the last reload of gateway.yaml was applied (1; 0: refused, the previous config serves).', () => (reload()?.ok === false ? 0 : 1), 'min');
+  metrics.gauge('config_last_reload_timestamp_seconds', 'When gateway.yaml was last reloaded or refused (Unix time; the start until then).', () => (Date.parse(reload()?.at ?? '') || ctx.runtime.startedAt) / 1000, 'max');
   // A worker forked by `server.workers` > 1 answers a scrape for the whole group; alone, from its own registry.
   const group = cluster.isWorker && ctx.env[GROUP_ENV] ? joinGroupMetrics(metrics.registry, process) : undefined;
   const service = group ? { ...metrics, render: group.render } : metrics;

@@ -3,7 +3,7 @@
  * several gateways in one process, as in tests, keep separate counts). Fed once per finished
  * exchange by the log step's onComplete, off the request path.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
 import type { CallObserver } from '../../plugins/log.ts';
 import { GatewayError } from '../../kernel/errors.ts';
@@ -14,7 +14,8 @@ import { summedCounter, summedHistogram } from './summed.ts';
 export interface MetricsService extends CallObserver {
   readonly registry: Registry;
   /** A gauge read at scrape time (e.g. the log queue depth). */
-  gauge(name: string, help: string, read: () => number): void;
+  /** `aggregator`: how a group of workers combines it (prom-client's; default `sum`). */
+  gauge(name: string, help: string, read: () => number, aggregator?: Aggregator): void;
   /** A counter read at scrape time from a total kept elsewhere, which only grows (e.g. the log records dropped). */
   counter(name: string, help: string, read: () => number): void;
   /**
@@ -152,11 +153,12 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
       const ended = requestOutcome({ ...createOutcome(), status });
       requests.add(`\u0000\u0000${status}\u0000${ended}`, () => ({ model: '', provider: '', status: String(status), outcome: ended }), 1);
     },
-    gauge(name, help, read) {
+    gauge(name, help, read, aggregator = 'sum') {
       new Gauge({
         name: `${prefix}${name}`,
         help,
         registers: [registry],
+        aggregator,
         collect() {
           this.set(read());
         },
