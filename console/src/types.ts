@@ -21,6 +21,8 @@ export interface ApiKey {
   key: string;
   status: 'active' | 'inactive';
   permissions: { models: string[]; rate_limit: number };
+  /** The platform scopes the key is held to (the OAuth token's that created it); null: every scope. */
+  scopes: string[] | null;
   usage: { total_requests: number; total_tokens: number };
   account_id: string;
   created_at: string | null;

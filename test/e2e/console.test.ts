@@ -164,9 +164,14 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await reveal.getByRole('button', { name: 'Done' }).click();
     const completion = await chat(createdKey);
     expect(completion.choices[0]!.message.content).toBeTruthy();
+    // A key held to fewer scopes (minted by an OAuth app's token) says which.
+    const scoped = await api(gw, 'POST', '/v1/api-keys', { name: 'app key', scopes: ['read:api'] });
+    expect(scoped.status).toBe(201);
     await admin.reload();
     await admin.getByRole('row', { name: /ci key/ }).waitFor();
+    expect(await admin.getByRole('row', { name: /app key/ }).textContent()).toContain('read:api');
     await check(admin, '02-keys');
+    expect((await api(gw, 'DELETE', `/v1/api-keys/${scoped.body.id}`)).status).toBe(200);
     await admin.getByRole('button', { name: 'Edit ci key' }).click();
     const edit = admin.getByRole('dialog', { name: 'Edit ci key' });
     await edit.getByLabel('Name').fill('');

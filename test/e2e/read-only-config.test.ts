@@ -29,7 +29,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const { readFile } = await import('node:fs/promises');
-const { api, startMockUpstream, startTestGateway } = await import('../_setup.ts');
+const { api, DEMO_KEY, startMockUpstream, startTestGateway } = await import('../_setup.ts');
 
 let upstream: Awaited<ReturnType<typeof startMockUpstream>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -62,6 +62,15 @@ describe('a read-only gateway.yaml', () => {
       expect(res.body.error.message).toMatch(/writable volume/);
     }
     expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+  });
+
+  it('says why in the status: the file to an admin, its name alone to anyone else', async () => {
+    const admin = (await api(gw, 'GET', '/v1/system/status')).body.management;
+    expect(admin).toEqual({ writable: false, reason: expect.stringContaining(gw.configFile) });
+    const member = (await api(gw, 'GET', '/v1/system/status', undefined, DEMO_KEY)).body.management;
+    expect(member.writable).toBe(false);
+    expect(member.reason).toContain('gateway.yaml');
+    expect(member.reason).not.toContain(dirname(gw.configFile));
   });
 
   it('still answers reads, validation errors first, and a quota reset that leaves the file alone', async () => {

@@ -30,6 +30,7 @@ describe('system endpoints', () => {
       const member = await (await get('/v1/system/status', DEMO_KEY)).json();
       expect(member.last_reload).toMatchObject({ ok: false, error: 'The last reload was refused (details for admins).' });
       expect(JSON.stringify(member)).not.toContain(env.gw.configFile);
+      expect(member.management.writable).toBe(true);
       const admin = await (await get('/v1/system/status', MASTER_KEY)).json();
       expect(admin.last_reload.error).toContain('bogus_setting');
     } finally {

@@ -72,6 +72,14 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
 
 type Mode = { kind: 'create' } | { kind: 'edit'; key: ApiKey } | { kind: 'reveal'; title: string; key: ApiKey } | null;
 
+/** How many platform scopes there are (src/auth/scopes.ts): a key holding them all is not limited. */
+const PLATFORM_SCOPE_COUNT = 5;
+
+/** A key's scopes (those of the OAuth token that created it): `all` when they limit nothing. */
+function scopesText(scopes: string[] | null): string {
+  return !scopes || scopes.length >= PLATFORM_SCOPE_COUNT ? 'all' : scopes.join(', ');
+}
+
 export function KeysPage() {
   const { readOnly, isAdmin } = useSession();
   const keys = useLoad(() => api.get<List<ApiKey>>('/v1/api-keys'), []);
@@ -127,6 +135,7 @@ export function KeysPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Models</th>
                 <th scope="col">Rate limit</th>
+                <th scope="col">Scopes</th>
                 <th scope="col">Requests</th>
                 <th scope="col">Tokens</th>
                 <th scope="col">Created</th>
@@ -146,6 +155,7 @@ export function KeysPage() {
                   </td>
                   <td>{key.permissions.models.length ? key.permissions.models.join(', ') : 'all'}</td>
                   <td>{key.permissions.rate_limit ? `${key.permissions.rate_limit}/min` : 'none'}</td>
+                  <td>{scopesText(key.scopes)}</td>
                   <td>{formatInt(key.usage.total_requests)}</td>
                   <td>{formatInt(key.usage.total_tokens)}</td>
                   <td>{formatDateTime(key.created_at)}</td>

@@ -2,6 +2,7 @@
  * System information (spec 4.8, 2.9): health without auth, with real component checks and
  * their latencies; status with version, uptime and the last reload; the live configuration.
  */
+import { basename } from 'node:path';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { ComponentStatus } from '../../pipeline/services.ts';
 import { configWritability } from '../../config/write/writability.ts';
@@ -63,8 +64,8 @@ export async function health(runtime: Runtime) {
 }
 
 /**
- * The status; a reload's error text and why management writes are refused name files and
- * config paths, which only admins see: a member learns that a reload failed and that writes are off.
+ * The status; a reload's error text names the file and places in it, which only admins see: a
+ * member learns that a reload failed, and why writes are off without where the file lives.
  */
 export async function systemStatus(runtime: Runtime, principal?: Principal) {
   const status = await fullStatus(runtime);
@@ -73,7 +74,8 @@ export async function systemStatus(runtime: Runtime, principal?: Principal) {
   return {
     ...status,
     last_reload: reload && { ...reload, error: reload.error === null ? null : 'The last reload was refused (details for admins).' },
-    management: { writable: management.writable, reason: management.reason === null ? null : 'Management writes are off on this gateway.' },
+    // The reason stays (a console shows it) without the file's place on the server.
+    management: { writable: management.writable, reason: management.reason?.replaceAll(runtime.current().file, basename(runtime.current().file)) ?? null },
   };
 }
 
