@@ -159,6 +159,9 @@ describe('compose.yaml', () => {
     const compose = parse(await readFile('compose.yaml', 'utf8'));
     const { gateway, redis, postgres } = compose.services;
     expect(redis.image).toMatch(/redis/);
+    // Persistent: counters and OAuth state survive a Redis restart.
+    expect(redis.command.join(' ')).toMatch(/--appendonly yes/);
+    expect(redis.volumes).toEqual([expect.stringMatching(/:\/data$/)]);
     expect(postgres.image).toMatch(/postgres/);
     expect(gateway.deploy.replicas).toBe(2);
     expect(gateway.read_only).toBe(true);
