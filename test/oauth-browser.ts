@@ -122,3 +122,34 @@ export async function accessTokenFor(base: string, scope: string, user = ALICE):
   expect(token.status, JSON.stringify(token.body)).toBe(200);
   return token.body.access_token as string;
 }
+
+/**
+ * A sign-in driven like a browser behind a load balancer, for ALICE: the request of step `i` goes
+ * to `urlOf(i)` in place of `issuer` (the public address every instance answers for). Answers the
+ * code, the state it came back with and the step it arrived at (where a caller may exchange it).
+ */
+export async function codeAcross(issuer: string, urlOf: (step: number) => string, scope: string): Promise<{ code: string | null; state: string | null; step: number }> {
+  const browser = new Browser();
+  const state = randomBytes(8).toString('hex');
+  let url = authorizeUrl(issuer, { scope, state });
+  const at = (step: number, href: string) => href.replace(issuer, urlOf(step));
+  let response = await browser.request(at(0, url));
+  for (let step = 1; step < 14; step++) {
+    if (response.status >= 300 && response.status < 400) {
+      const location = new URL(response.headers.get('location')!, url);
+      if (location.href.startsWith(REDIRECT)) return { code: location.searchParams.get('code'), state: location.searchParams.get('state'), step };
+      url = location.href;
+      response = await browser.request(at(step, url));
+      continue;
+    }
+    const body = await response.text();
+    if (response.status === 200 && /name="password"/.test(body)) {
+      response = await browser.postForm(at(step, url), { action: 'login', email: ALICE.email, password: ALICE.password });
+    } else if (response.status === 200 && /value="consent"/.test(body)) {
+      response = await browser.postForm(at(step, url), { action: 'consent' });
+    } else {
+      throw new Error(`the sign-in stopped at step ${step} (HTTP ${response.status}): ${body.slice(0, 300)}`);
+    }
+  }
+  throw new Error('the sign-in did not finish');
+}

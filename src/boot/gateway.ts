@@ -25,6 +25,7 @@ import { createStore } from '../store/index.ts';
 import type { StateStore } from '../store/types.ts';
 import { installFeatures } from './features.ts';
 import { retireRemovedAccounts } from '../features/admin/account-ids.ts';
+import { millisecondsFromEnv } from '../kernel/env-duration.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -70,13 +71,7 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const END_GRACE_MS = 2_000;
 
 /** `GATEWAY_DRAIN_TIMEOUT_MS` (milliseconds, default 30 s); anything but a number >= 0 stops the start. */
-export function drainTimeoutFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env.GATEWAY_DRAIN_TIMEOUT_MS?.trim();
-  if (!raw) return DEFAULT_DRAIN_TIMEOUT_MS;
-  const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`GATEWAY_DRAIN_TIMEOUT_MS must be a number of milliseconds >= 0, not '${raw}'`);
-  return ms;
-}
+export const drainTimeoutFrom = (env: NodeJS.ProcessEnv) => millisecondsFromEnv(env, 'GATEWAY_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS);
 
 /** Whether `promise` settles within `ms`. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisInstance, TEST_REDIS as REDIS, type Instance } from '../_instances.ts';
 import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
-import { ALICE, authorizeUrl, Browser, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
+import { codeAcross, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
 
 const prefix = `test:multi:${randomBytes(6).toString('hex')}:`;
 
@@ -204,32 +204,8 @@ describe('OAuth across instances on one Redis', () => {
     return pair;
   }
 
-  /** Drive the sign-in like a browser behind a load balancer: step `i` reaches instance `i % 2`. */
-  async function signInAcross(pair: Instance[]) {
-    const browser = new Browser();
-    const state = randomBytes(8).toString('hex');
-    let url = authorizeUrl(ISSUER, { scope: 'read:user', state });
-    const at = (step: number, href: string) => href.replace(ISSUER, pair[step % 2]!.url);
-    let response = await browser.request(at(0, url));
-    for (let step = 1; step < 14; step++) {
-      if (response.status >= 300 && response.status < 400) {
-        const location = new URL(response.headers.get('location')!, url);
-        if (location.href.startsWith(REDIRECT)) return { code: location.searchParams.get('code'), state: location.searchParams.get('state') };
-        url = location.href;
-        response = await browser.request(at(step, url));
-        continue;
-      }
-      const body = await response.text();
-      if (response.status === 200 && /name="password"/.test(body)) {
-        response = await browser.postForm(at(step, url), { action: 'login', email: ALICE.email, password: ALICE.password });
-      } else if (response.status === 200 && /value="consent"/.test(body)) {
-        response = await browser.postForm(at(step, url), { action: 'consent' });
-      } else {
-        throw new Error(`the sign-in stopped at step ${step} (HTTP ${response.status}): ${body.slice(0, 300)}`);
-      }
-    }
-    throw new Error('the sign-in did not finish');
-  }
+  /** The sign-in's steps alternate between the two instances, as behind a load balancer. */
+  const signInAcross = (pair: Instance[]) => codeAcross(ISSUER, (step) => pair[step % 2]!.url, 'read:user');
 
   it('two instances started at the same moment publish one key set, and a sign-in started on A finishes on B', async () => {
     const [a, b] = await startPair();

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisInstance, TEST_REDIS, type Instance } from '../_instances.ts';
 import { freePort, spawnGateway, waitHealthy } from '../_process.ts';
 import { client, DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
-import { ALICE, authorizeUrl, Browser, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
+import { codeAcross, DASHBOARD, REDIRECT, tokenRequest } from '../oauth-browser.ts';
 
 /** The public address every instance answers for (the issuer); each request goes to one instance. */
 const ISSUER = 'http://gateway.example';
@@ -71,33 +71,10 @@ const oneKeySet = async (...instances: Instance[]) => new Set(await Promise.all(
  * code is exchanged on `route` of the next step. Answers the token response.
  */
 async function signIn(route: (step: number) => Instance, scope = 'openid read:user') {
-  const browser = new Browser();
-  const state = randomBytes(8).toString('hex');
-  let url = authorizeUrl(ISSUER, { scope, state });
-  const at = (step: number, href: string) => href.replace(ISSUER, route(step).url);
-  let response = await browser.request(at(0, url));
-  for (let step = 1; step < 14; step++) {
-    if (response.status >= 300 && response.status < 400) {
-      const location = new URL(response.headers.get('location')!, url);
-      if (location.href.startsWith(REDIRECT)) {
-        expect(location.searchParams.get('state')).toBe(state);
-        const code = location.searchParams.get('code')!;
-        return tokenRequest(route(step).url, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, DASHBOARD);
-      }
-      url = location.href;
-      response = await browser.request(at(step, url));
-      continue;
-    }
-    const body = await response.text();
-    if (response.status === 200 && /name="password"/.test(body)) {
-      response = await browser.postForm(at(step, url), { action: 'login', email: ALICE.email, password: ALICE.password });
-    } else if (response.status === 200 && /value="consent"/.test(body)) {
-      response = await browser.postForm(at(step, url), { action: 'consent' });
-    } else {
-      throw new Error(`the sign-in stopped at step ${step} (HTTP ${response.status}): ${body.slice(0, 300)}`);
-    }
-  }
-  throw new Error('the sign-in did not finish');
+  const { code, state, step } = await codeAcross(ISSUER, (i) => route(i).url, scope);
+  expect(code).toBeTruthy();
+  expect(state).toHaveLength(16);
+  return tokenRequest(route(step).url, { grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT }, DASHBOARD);
 }
 
 /** Whether `jwt`'s RS256 signature verifies with one of `jwks`'s keys (by its kid). */

@@ -23,6 +23,7 @@ import { startRetention, type RetentionJob } from './retention.ts';
 import { spillDirOf, writeSpillFile } from './spill.ts';
 import { replaySpills, type SpillReplay } from './spill-replay.ts';
 import type { LogRecord, LogStore } from './types.ts';
+import { millisecondsFromEnv } from '../../kernel/env-duration.ts';
 
 /** Share of `queue_max` from which the health `queue` component is degraded. */
 export const QUEUE_DEGRADED_RATIO = 0.8;
@@ -36,13 +37,7 @@ const RETENTION_STOP_TIMEOUT_MS = 1_000;
 const STORE_CLOSE_TIMEOUT_MS = 3_000;
 
 /** `GATEWAY_FLUSH_TIMEOUT_MS` (milliseconds, default 15 s); anything but a number >= 0 stops the start. */
-export function flushTimeoutFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env.GATEWAY_FLUSH_TIMEOUT_MS?.trim();
-  if (!raw) return DEFAULT_CLOSE_TIMEOUT_MS;
-  const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`GATEWAY_FLUSH_TIMEOUT_MS must be a number of milliseconds >= 0, not '${raw}'`);
-  return ms;
-}
+export const flushTimeoutFrom = (env: NodeJS.ProcessEnv) => millisecondsFromEnv(env, 'GATEWAY_FLUSH_TIMEOUT_MS', DEFAULT_CLOSE_TIMEOUT_MS);
 
 export interface LogService extends LogSink {
   readonly store: LogStore;
