@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Most of the suite waits (child processes, sockets, timeouts) rather than computes: two test
+    // files at a time on a two-core machine, where vitest's default (cores - 1) runs one.
+    maxWorkers: 2,
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 15_000 } },
       {

@@ -64,8 +64,8 @@ describe('threaded sqlite log store', () => {
     console.log(`longest event-loop gap during a 30,000-record insertBatch: in-thread ${syncGap.toFixed(0)} ms, worker thread ${threadedGap.toFixed(0)} ms`);
 
     expect((await threaded.list({}, 1, 1)).total).toBe(30_000);
-    expect(threadedGap).toBeLessThan(200);
-    expect(threadedGap).toBeLessThan(syncGap);
+    // Relative, not a fixed number of ms: the machine's load moves both alike.
+    expect(threadedGap).toBeLessThan(syncGap / 4);
   });
 
   it('rejects createLogStore with the reason when the database cannot be opened', async () => {
