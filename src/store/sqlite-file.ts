@@ -14,8 +14,10 @@ export function openSqliteFile(file: string): Database.Database {
     makePrivateFileSync(file, [`${file}-wal`, `${file}-shm`]);
   }
   const db = new Database(file);
+  // The wait first: switching a new file to WAL takes an exclusive lock, which cluster workers
+  // starting together contend for (without the wait, one of them failed at once, SQLITE_BUSY).
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   return db;
 }

@@ -87,15 +87,17 @@ describe('sqlite migrations across processes', () => {
         while (Date.now() < ${start}) await new Promise((r) => setTimeout(r, 1));
         const store = await createLogStore({ dataDir: ${JSON.stringify(dir)} });
         await store.close();`;
+      let errors = '';
       const codes = await Promise.all(
         Array.from({ length: 6 }, () =>
           new Promise<number | null>((done) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: 'ignore' });
+            const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+            child.stderr!.on('data', (chunk) => (errors += chunk));
             child.once('exit', done);
           }),
         ),
       );
-      expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(codes, errors).toEqual([0, 0, 0, 0, 0, 0]);
       const db = new Database(join(dir, 'gateway.db'));
       const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
       db.close();
