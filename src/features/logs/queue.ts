@@ -238,7 +238,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
 }
 
 /** How `work` settled within `ms`: `done`, `failed`, or `late` (still running; never awaited again). */
-function within(work: Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'late'> {
+export function within(work: Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'late'> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), 'late')));
   const settled = work.then(() => 'done' as const, () => 'failed' as const);

@@ -18,7 +18,7 @@ import type { HealthProbe } from '../../pipeline/services.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import { toLogRecord } from './billing.ts';
 import { createLogStore } from './log-store.ts';
-import { createLogQueue, DEFAULT_CLOSE_TIMEOUT_MS, type LogQueue } from './queue.ts';
+import { createLogQueue, DEFAULT_CLOSE_TIMEOUT_MS, within, type LogQueue } from './queue.ts';
 import { startRetention, type RetentionJob } from './retention.ts';
 import { spillDirOf, writeSpillFile } from './spill.ts';
 import { replaySpills, type SpillReplay } from './spill-replay.ts';
@@ -131,15 +131,8 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
 
 /** Waits for `work` at most `ms` (the process is about to exit), logging a failure or the give-up. */
 async function waitAtMost(work: Promise<unknown>, ms: number, what: string, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, ms, 'late')));
-  const settled = work.then(
-    () => 'done' as const,
-    (error: unknown) => logger.warn(`${what} failed`, { error: String(error) }),
-  );
-  if ((await Promise.race([settled, late]).finally(() => clearTimeout(timer))) === 'late') {
-    logger.warn(`${what} still running; going on without it`, { waited_ms: ms });
-  }
+  const failure = work.catch((error: unknown) => logger.warn(`${what} failed`, { error: String(error) }));
+  if ((await within(failure, ms)) === 'late') logger.warn(`${what} still running; going on without it`, { waited_ms: ms });
 }
 
 /** The `database` and `queue` components of `/v1/system/health`. */
