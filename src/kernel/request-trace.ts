@@ -19,7 +19,13 @@ type Attributes = Record<string, string | number | boolean | string[] | undefine
 type Usage = { prompt_tokens?: number; completion_tokens?: number };
 
 /** The path of each inference interface, for `url.path`. */
-const PATHS = { chat: '/api/v1/chat/completions', responses: '/api/v1/responses', embeddings: '/api/v1/embeddings' } as const;
+const PATHS = {
+  chat: '/api/v1/chat/completions',
+  responses: '/api/v1/responses',
+  embeddings: '/api/v1/embeddings',
+  messages: '/api/v1/messages',
+  generate_content: '/api/v1beta/models',
+} as const;
 
 const headerGetter: Api.TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],

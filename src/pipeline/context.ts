@@ -15,7 +15,7 @@ import type { RequestTrace } from '../kernel/tracing.ts';
 import { chatRenderer, type Renderer } from './render.ts';
 
 /** Which inference interface the request came in through (drives rendering). */
-export type Endpoint = 'chat' | 'responses' | 'embeddings';
+export type Endpoint = 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate_content';
 
 export interface StreamTap {
   /** Each chunk of the response body as it passes (never delays it). */

@@ -110,13 +110,13 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
         // Types forbid anything else, but a plugin in plain JS (or behind a cast) may still resolve to it.
         if (!(response instanceof Response)) throw notAResponse('a pipeline step', response);
       } catch (thrown) {
-        response = errorResponse(failure(ctx, thrown));
+        response = renderFailure(ctx, failure(ctx, thrown));
       }
       try {
         return answer(ctx, response);
       } catch (thrown) {
         // The answer cannot be sent as it is (its body already read, say): a clean 500 instead.
-        return answer(ctx, errorResponse(failure(ctx, thrown)));
+        return answer(ctx, renderFailure(ctx, failure(ctx, thrown)));
       }
     },
     async close() {
@@ -127,6 +127,9 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
 }
 
 type ContextHeadersMark = { [kContextHeaders]?: true };
+
+/** An error answer in the shape of the interface the request came in through. */
+const renderFailure = (ctx: GatewayContext, error: GatewayError): Response => (ctx.renderer.error ? ctx.renderer.error(ctx, error) : errorResponse(error));
 
 /**
  * Adds the context's headers (request id, rate-limit state) that `response` lacks: an answer the

@@ -17,6 +17,11 @@ export interface Renderer {
    * GatewayError when the stream breaks after the commit.
    */
   stream(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk[]>, abort: () => void): Response;
+  /**
+   * An error answer in the interface's own shape (the Messages API's, generateContent's). Absent:
+   * the OpenAI shape. Headers the error carries (Retry-After) are kept.
+   */
+  error?(ctx: GatewayContext, error: GatewayError): Response;
 }
 
 const encoder = new TextEncoder();

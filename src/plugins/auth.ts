@@ -16,6 +16,8 @@ const endpointScopes: Record<Endpoint, PlatformScope> = {
   chat: scopeOf('POST', '/api/v1/chat/completions'),
   responses: scopeOf('POST', '/api/v1/responses'),
   embeddings: scopeOf('POST', '/api/v1/embeddings'),
+  messages: scopeOf('POST', '/api/v1/messages'),
+  generate_content: scopeOf('POST', '/api/v1beta/models/:model'),
 };
 
 /**

@@ -17,10 +17,12 @@ export interface LogAttempt {
 
 /** What the log pipeline step writes per inference call. */
 /** The inference interface a call came in through. */
-export type LogEndpoint = 'chat' | 'responses' | 'embeddings';
+export type LogEndpoint = 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate_content';
+
+const LOG_ENDPOINTS: ReadonlySet<string> = new Set<LogEndpoint>(['chat', 'responses', 'embeddings', 'messages', 'generate_content']);
 
 /** A stored or received endpoint name as one of ours (old rows and unknown values count as chat). */
-export const logEndpoint = (value: unknown): LogEndpoint => (value === 'responses' || value === 'embeddings' ? value : 'chat');
+export const logEndpoint = (value: unknown): LogEndpoint => (typeof value === 'string' && LOG_ENDPOINTS.has(value) ? (value as LogEndpoint) : 'chat');
 
 export interface LogRecord {
   /** `req_` + 32 hex digits, time first (see `createRequestId`); also the request id. Unique: the ledger key. */
