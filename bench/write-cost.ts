@@ -17,7 +17,7 @@ import { appendItem } from '../src/config/write/yaml-edit.ts';
 import { startGateway } from '../src/server.ts';
 
 const sizes = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [10, 100, 500, 1000];
-const MASTER = 'sk-bf-bench-master';
+const MASTER = 'sk-bf-bench-master-7d2e9c4a1f0b6385';
 /** Creates timed per size; the last one is the size-th key of the file. */
 const TIMED = 5;
 

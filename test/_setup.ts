@@ -14,7 +14,7 @@ import { startGateway, type Started } from '../src/server.ts';
 import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
 
 export const DEMO_KEY = 'sk-bf-test-user-0000000000000000000000000000';
-export const MASTER_KEY = 'sk-bf-master-test-key';
+export const MASTER_KEY = 'sk-bf-master-test-key-5f0c9a7e2b4d81c3';
 
 export interface TestGateway extends Started {
   dir: string;

@@ -25,6 +25,7 @@ import { createStore } from '../store/index.ts';
 import type { StateStore } from '../store/types.ts';
 import { installFeatures } from './features.ts';
 import { retireRemovedAccounts } from '../features/admin/account-ids.ts';
+import { acceptedMasterKey } from './master-key.ts';
 import { millisecondsFromEnv } from '../kernel/env-duration.ts';
 
 export interface GatewayOptions {
@@ -138,7 +139,7 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
       adapters: createAdapterRegistry(),
       version,
       startedAt: Date.now(),
-      masterKey: env.GATEWAY_MASTER_KEY || undefined,
+      masterKey: acceptedMasterKey(env, logger),
       dataDir: resolve(env.GATEWAY_DATA_DIR ?? './data'),
       baseUrl: '',
       services,

@@ -24,7 +24,7 @@ const exec = promisify(execFile);
 const PODMAN = resolve('../shared/tools/podman');
 const BASE = 'docker.io/library/debian:trixie-slim';
 const IMAGE = 'localhost/llm-gateway:test';
-const MASTER = 'sk-bf-container-master-key';
+const MASTER = 'sk-bf-container-master-key-3a9e71c5d2';
 /** What the image may add to its base (the limit). */
 const MAX_ADDED_BYTES = 250_000_000;
 
