@@ -3,6 +3,7 @@
  * shape of the pipeline. Run on schema-valid, defaulted data.
  */
 import { checkSettingsCurrency } from './currency.ts';
+import { fallbackProblem, type ModelRef } from './fallback-refs.ts';
 import type { PathProblem } from './problems.ts';
 import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';
@@ -21,8 +22,8 @@ export type RawPipelineEntry =
   | { name?: string; module?: string; enabled?: boolean; options?: Record<string, unknown> };
 
 interface Raw {
-  providers: { id: string }[];
-  models: { id: string; provider: string; deployments?: { provider: string }[] }[];
+  providers: { id: string; models?: string[] }[];
+  models: (ModelRef & { deployments?: { provider: string }[]; fallbacks?: string[] })[];
   groups: { id: string }[];
   keys: { id: string; key_hash: string; account: string }[];
   accounts: { id: string; email: string; group?: string }[];
@@ -54,6 +55,10 @@ export function checkReferences(data: unknown): PathProblem[] {
       if (!providers.has(dep.provider)) {
         problems.push({ segments: ['models', i, 'deployments', j, 'provider'], message: `names provider "${dep.provider}", which is not declared in providers (${list(providers)})` });
       }
+    });
+    m.fallbacks?.forEach((fallback, j) => {
+      const problem = fallbackProblem(m, fallback, d.models, d.providers);
+      if (problem) problems.push({ segments: ['models', i, 'fallbacks', j], message: problem });
     });
   });
   d.keys.forEach((k, i) => {

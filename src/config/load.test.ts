@@ -110,6 +110,55 @@ keys:
     ]);
   });
 
+  it('reports model fallbacks that name no known model, or the model itself, at the entry', () => {
+    const text = `providers:
+  - id: mock
+    type: compat
+    endpoint: http://127.0.0.1:9999/v1
+    models: [listed]
+models:
+  - id: gpt-4o-mini
+    provider: mock
+    fallbacks: [gpt-4o-mini, nope, mock/unlisted, other/x, mock/mini-upstream]
+  - id: mini2
+    provider: mock
+    upstream_model: mini-upstream
+    fallbacks: [mock/mini-upstream]
+`;
+    expect(lines(text)).toEqual([
+      'gateway.yaml:9:17 models[0].fallbacks[0] names the model itself ("gpt-4o-mini")',
+      'gateway.yaml:9:30 models[0].fallbacks[1] names "nope", which is neither a declared model id nor provider_id/model of a declared provider',
+      'gateway.yaml:9:36 models[0].fallbacks[2] names "mock/unlisted", but provider "mock" does not list model "unlisted" and no model config names it',
+      'gateway.yaml:9:51 models[0].fallbacks[3] names "other/x", which is neither a declared model id nor provider_id/model of a declared provider',
+      'gateway.yaml:13:17 models[1].fallbacks[0] names the model itself ("mock/mini-upstream" is mini2\'s own provider and upstream model)',
+    ]);
+  });
+
+  it('accepts model fallbacks naming other models, listed upstream models and each other (no chaining, so no cycle)', () => {
+    const text = `providers:
+  - id: mock
+    type: compat
+    endpoint: http://127.0.0.1:9999/v1
+    models: [listed]
+models:
+  - id: a
+    provider: mock
+    fallbacks: [b, mock/listed, mock/b-upstream]
+  - id: b
+    provider: mock
+    upstream_model: b-upstream
+    fallbacks: [a]
+`;
+    expect(config(text).models.map((m) => m.fallbacks)).toEqual([['b', 'mock/listed', 'mock/b-upstream'], ['a']]);
+  });
+
+  it('refuses repeated, empty and too many model fallbacks', () => {
+    expect(lines(`${BASE}    fallbacks: [x, x]\n`)).toEqual([expect.stringMatching(/^gateway\.yaml:8:\d+ models\[0\]\.fallbacks must NOT have duplicate items/)]);
+    expect(lines(`${BASE}    fallbacks: [""]\n`)).toEqual([expect.stringMatching(/^gateway\.yaml:8:\d+ models\[0\]\.fallbacks\[0\] must NOT have fewer than 1 characters/)]);
+    const eleven = Array.from({ length: 11 }, (_, i) => `mock/m${i}`).join(', ');
+    expect(lines(`${BASE}    fallbacks: [${eleven}]\n`)).toEqual([expect.stringMatching(/models\[0\]\.fallbacks must NOT have more than 10 items/)]);
+  });
+
   it('checks the pipeline: built-ins once, custom needs a module, upstream last', () => {
     expect(lines(`${BASE}pipeline: [auth, route, auth, upstream]\n`)).toEqual([
       'gateway.yaml:8:25 pipeline[2] "auth" is already listed at pipeline[0]; each built-in step may appear once',

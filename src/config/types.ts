@@ -68,6 +68,11 @@ export interface ModelConfig {
   /** Extra deployments for weighted load balancing (the primary `provider` has weight `weight`). */
   deployments?: ModelDeployment[];
   weight?: number;
+  /**
+   * Tried in order after a retryable failure when the request names no `fallbacks` of its own
+   * (model ids or `provider/model`); one level: a fallback's own `fallbacks` are not followed.
+   */
+  fallbacks?: string[];
   /** The upstream accepts an assistant prefix to continue a broken answer (wins over the provider's). */
   accepts_prefix?: boolean;
   prefix_style?: PrefixStyle;

@@ -1,9 +1,10 @@
 /**
  * permission: the key's `permissions.models` and its account group's `models` restrict which
  * models may be called (spec 5.4): a request naming any other model, as primary or fallback,
- * is 403 `model_not_permitted`. Empty lists allow every model.
+ * is 403 `model_not_permitted`. Empty lists allow every model. A model's configured
+ * `fallbacks` the caller may not use are not refused here: the route step leaves them out.
  */
-import { modelAllowed } from '../auth/model-patterns.ts';
+import { modelPermitted } from '../auth/model-permission.ts';
 import { modelNotPermitted } from '../kernel/errors.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import schema from '../../schemas/plugins/permission.schema.json' with { type: 'json' };
@@ -19,11 +20,8 @@ export default definePlugin({
       handle(ctx, next) {
         const principal = ctx.principal;
         if (!principal || principal.kind === 'master') return next();
-        const keyModels = principal.key?.permissions.models ?? [];
-        const group = principal.groupId ? ctx.snapshot.groups.get(principal.groupId) : undefined;
-        const groupModels = group?.models ?? [];
         ctx.requestedModels.forEach((model, index) => {
-          if (!modelAllowed(model, keyModels) || !modelAllowed(model, groupModels)) {
+          if (!modelPermitted(principal, ctx.snapshot, model)) {
             throw modelNotPermitted(model, index === 0 ? 'model' : `fallbacks[${index - 1}]`);
           }
         });

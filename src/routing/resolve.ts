@@ -28,6 +28,17 @@ export function resolveModel(snapshot: Snapshot, requestedAs: string, random = M
   return [{ provider: configured ? withModelEndpoint(provider, configured) : provider, model: configured, upstreamModel, requestedAs }];
 }
 
+/**
+ * The model config an identifier names, whatever its status: by id, else the one behind
+ * `provider_id/upstream_model`; undefined for a plain provider model or an unknown name.
+ */
+export function modelConfigFor(snapshot: Snapshot, identifier: string): ModelConfig | undefined {
+  const model = snapshot.models.get(identifier);
+  if (model) return model;
+  const slash = identifier.indexOf('/');
+  return slash > 0 ? findModelFor(snapshot, identifier.slice(0, slash), identifier.slice(slash + 1)) : undefined;
+}
+
 function findModelFor(snapshot: Snapshot, providerId: string, upstreamModel: string): ModelConfig | undefined {
   for (const model of snapshot.models.values()) {
     if (model.provider === providerId && (model.upstream_model ?? model.id) === upstreamModel) return model;

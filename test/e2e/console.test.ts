@@ -340,6 +340,25 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await check(admin, '08-groups');
   });
 
+  it("edits a model's fallbacks, with the API's refusal beside the field, and lists them", async () => {
+    expect((await api(gw, 'POST', '/v1/admin/models', { id: 'spare', provider: 'mock', upstream_model: 'gpt-4o-mini' })).status).toBe(201);
+    await go(admin, 'models', 'Models');
+    await admin.getByRole('button', { name: 'Edit gpt-4o-mini' }).click();
+    const edit = admin.getByRole('dialog', { name: 'Edit model gpt-4o-mini' });
+    await edit.getByLabel('Fallbacks').fill('ghost');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => edit.locator('.field-error').allTextContents()).toEqual([expect.stringContaining('"ghost"')]);
+    await edit.getByLabel('Fallbacks').fill('spare');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    expect((await api(gw, 'GET', '/v1/admin/models/gpt-4o-mini')).body.fallbacks).toEqual(['spare']);
+    await admin.reload();
+    await admin.getByRole('row', { name: /GPT-4o mini/ }).getByRole('cell', { name: 'spare', exact: true }).waitFor();
+    await check(admin, '08-models-fallbacks');
+    expect((await api(gw, 'PUT', '/v1/admin/models/gpt-4o-mini', { fallbacks: null })).status).toBe(200);
+    expect((await api(gw, 'DELETE', '/v1/admin/models/spare')).status).toBe(200);
+  });
+
   it('scrolls no page sideways at 390 px, however wide its table', async () => {
     await admin.setViewportSize({ width: 390, height: 844 });
     const pages = [['overview', 'Overview'], ['keys', 'API keys'], ['logs', 'Logs'], ['providers', 'Providers'], ['models', 'Models'], ['groups', 'Groups'], ['users', 'Users']] as const;

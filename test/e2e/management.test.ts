@@ -300,7 +300,7 @@ describe('answers show every stored field', () => {
       name: 'Full', context_length: 4096, input_price: 0.5, output_price: 1, capabilities: ['chat'], status: 'active',
       upstream_model: 'gpt-4o', endpoint: `${upstream.url}/v1`, timeouts: { connect: 1000, first_token: 2000, idle: 3000, total: 4000 },
       deployments: [{ provider: 'mock', upstream_model: 'gpt-4o-mini', weight: 2 }], weight: 3, accepts_prefix: true, prefix_style: 'prefix',
-      semantic_cache: true, max_output_tokens: 256,
+      semantic_cache: true, max_output_tokens: 256, fallbacks: ['gpt-4o-mini'],
     };
     const put = await call('PUT', '/v1/admin/models/full', fields);
     expect(put.status).toBe(200);

@@ -60,6 +60,12 @@ export const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'input_price', label: 'Input price per 1K tokens', kind: 'number' },
       { name: 'output_price', label: 'Output price per 1K tokens', kind: 'number' },
       { name: 'capabilities', label: 'Capabilities', kind: 'list', hint: 'e.g. chat, function_calling, vision' },
+      {
+        name: 'fallbacks',
+        label: 'Fallbacks',
+        kind: 'list',
+        hint: 'Comma-separated model ids or provider/model, tried in order when this model fails and the request names no fallbacks.',
+      },
       STATUS,
     ],
     columns: [
@@ -69,6 +75,7 @@ export const RESOURCES: Record<string, ResourceSpec> = {
       { label: 'Context', field: 'context_length' },
       { label: 'Input / 1K', field: 'input_price', kind: 'money' },
       { label: 'Output / 1K', field: 'output_price', kind: 'money' },
+      { label: 'Fallbacks', field: 'fallbacks', kind: 'list' },
       { label: 'Status', field: 'status', kind: 'pill' },
     ],
   },

@@ -1,4 +1,8 @@
-/** /v1/admin/models (spec 4.3): model configurations; `provider` must name a declared provider. */
+/**
+ * /v1/admin/models (spec 4.3): model configurations; `provider` must name a declared provider and
+ * each of `fallbacks` another model (as gateway.yaml's checks require, src/config/fallback-refs.ts).
+ */
+import { fallbackProblem } from '../../config/fallback-refs.ts';
 import type { ModelConfig } from '../../config/types.ts';
 import { conflict, invalidValue } from '../../kernel/errors.ts';
 import { assertValidUpdate, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
@@ -14,6 +18,18 @@ function assertProvider(fields: Record<string, unknown>, draft: Draft): void {
   }
 }
 
+/** 400 naming `fallbacks.<i>` for the first fallback that names no other model. */
+function assertFallbacks(model: Pick<ModelConfig, 'id' | 'provider' | 'upstream_model'>, fallbacks: unknown, draft: Draft): void {
+  if (!Array.isArray(fallbacks)) return;
+  // The models as the file will list them (order matters: `provider/model` names the first match).
+  const current = draft.snapshot.config.models;
+  const models = current.some((m) => m.id === model.id) ? current.map((m) => (m.id === model.id ? model : m)) : [...current, model];
+  fallbacks.forEach((fallback: string, i) => {
+    const problem = fallbackProblem(model, fallback, models, draft.snapshot.config.providers);
+    if (problem) throw invalidValue(`\`fallbacks.${i}\` ${problem}.`, `fallbacks.${i}`);
+  });
+}
+
 export const modelsSpec: ResourceSpec<ModelConfig> = {
   path: '/v1/admin/models',
   collection: 'models',
@@ -26,6 +42,7 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
     assertValidResource('model', item);
     if (draft.snapshot.models.has(String(item.id))) throw conflict(`A model with id '${String(item.id)}' already exists.`, 'already_exists');
     assertProvider(item, draft);
+    assertFallbacks(item as unknown as ModelConfig, item.fallbacks, draft);
     return item;
   },
   update(existing, body, draft) {
@@ -34,7 +51,14 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
     if (existing.endpoint && fields.endpoint === maskEndpoint(existing.endpoint)) delete fields.endpoint;
     assertValidUpdate('model', existing, fields);
     assertProvider(fields, draft);
+    assertFallbacks({ ...existing, ...fields } as ModelConfig, fields.fallbacks, draft);
     return fields;
+  },
+  beforeDelete(existing, draft) {
+    const users = draft.snapshot.config.models.filter((m) => m.fallbacks?.includes(existing.id)).map((m) => m.id);
+    if (users.length) {
+      throw conflict(`Model '${existing.id}' is a fallback of models: ${users.join(', ')}. Remove it from their fallbacks first.`, 'model_in_use');
+    }
   },
 };
 
