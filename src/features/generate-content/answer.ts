@@ -49,12 +49,16 @@ export function functionCallPart(call: ToolCall): Part {
 /** The client's model (from the URL), which every answer names as its modelVersion. */
 export const clientModel = (ctx: GatewayContext) => ctx.body.model;
 
-/** A native answer with the client's model in it. */
-export const asNative = (ctx: GatewayContext, raw: unknown) => Object.assign({}, raw as object, { modelVersion: clientModel(ctx) });
+/** A native answer with the client's model in it (and an id, should the upstream have sent none). */
+export function asNative(ctx: GatewayContext, raw: unknown, id: string): Record<string, unknown> {
+  const answer: Record<string, unknown> = Object.assign({}, raw as object, { modelVersion: clientModel(ctx) });
+  if (typeof answer.responseId !== 'string') answer.responseId = id;
+  return answer;
+}
 
 export function generateResponse(ctx: GatewayContext, completion: ChatCompletion): Record<string, unknown> {
   const raw = nativeAnswerOf(completion);
-  if (raw !== undefined) return asNative(ctx, raw);
+  if (raw !== undefined) return asNative(ctx, raw, completion.id);
   const choice = completion.choices[0];
   const message = choice?.message;
   const parts: Part[] = [];

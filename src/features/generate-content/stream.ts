@@ -35,7 +35,7 @@ export class GenerateEvents {
       const raw = nativeAnswerOf(chunk);
       if (raw !== undefined) {
         // Every chunk of one upstream event carries it: the event goes out once.
-        if (raw !== this.lastNative) events.push(asNative(this.ctx, raw));
+        if (raw !== this.lastNative) events.push(asNative(this.ctx, raw, this.responseId));
         this.lastNative = raw;
         if (chunk.choices[0]?.finish_reason) this.closed = true;
         continue;
