@@ -281,7 +281,7 @@ describe('generateContent credentials, raw streams, countTokens and the call log
       expect(record).toMatchObject({ endpoint: 'generate_content', model: 'gemini-priced', status: 'success', request_tokens: 2, response_tokens: 3 });
       expect(record.request).toEqual(JSON.parse(body));
       expect(record.response).toMatchObject({ candidates: [{ content: { parts: [{ text: 'Echo: hello key' }] }, finishReason: 'STOP' }], modelVersion: 'gemini-priced' });
-      expect(Number(record.input_cost) + Number(record.output_cost)).toBeGreaterThan(0);
+      expect(record.cost.total).toBeGreaterThan(0);
     }
     const after = (await usage()).body.summary;
     expect(after.request_count - before.request_count).toBe(2);
