@@ -3,7 +3,7 @@
  * "{gateway}/api"`) against an upstream of each wire format: a compat (chat) one, a Messages API
  * one and a generateContent one (which gets the client's body as it wrote it).
  */
-import { ApiError, FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
+import { ApiError, FunctionCallingConfigMode, GoogleGenAI, type Content, type FunctionCall, type GenerateContentResponse } from '@google/genai';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { api, DEMO_KEY, MASTER_KEY, useGateway, waitForLogRecord } from '../_setup.ts';
 
@@ -32,7 +32,7 @@ async function collect(stream: AsyncIterable<GenerateContentResponse>) {
   let text = '';
   let finish: string | undefined;
   let usage: GenerateContentResponse['usageMetadata'];
-  const calls: Array<{ name?: string; args?: unknown; id?: string }> = [];
+  const calls: FunctionCall[] = [];
   const versions = new Set<string | undefined>();
   for await (const chunk of stream) {
     versions.add(chunk.modelVersion);
