@@ -8,6 +8,7 @@ import type { FeatureContext, Installed } from '../http/feature.ts';
 import { installAdmin } from '../features/admin/index.ts';
 import { consoleClient } from '../features/console/client.ts';
 import { installConsole } from '../features/console/index.ts';
+import { installGenerateContent } from '../features/generate-content/index.ts';
 import { installInference } from '../features/inference/index.ts';
 import { installKeys } from '../features/keys/index.ts';
 import { installLogs } from '../features/logs/index.ts';
@@ -47,6 +48,7 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
   add(installConsole(ctx, oauth.provider)); // signs in through the OAuth server
   add(installResponses(ctx));
   add(installInference(ctx));
+  add(installGenerateContent(ctx));
   add(installModels());
   add(installSystem());
   return installed;

@@ -31,8 +31,10 @@ function applyAccountDefaults(ctx: GatewayContext) {
   if (!ctx.body.model && api.default_model) ctx.body.model = api.default_model;
   // Stream and temperature are chat settings: an embeddings body has neither.
   if (ctx.endpoint === 'embeddings') return;
-  if (raw.stream === undefined && api.stream_by_default && mayStream(ctx.request)) ctx.body.stream = true;
-  if (raw.temperature === undefined) ctx.body.temperature = api.default_temperature;
+  // generateContent says stream or not by its URL, not its body.
+  if (raw.stream === undefined && ctx.endpoint !== 'generate_content' && api.stream_by_default && mayStream(ctx.request)) ctx.body.stream = true;
+  // The chat body's (a translated body names its temperature elsewhere: generationConfig).
+  if (ctx.body.temperature === undefined) ctx.body.temperature = api.default_temperature;
 }
 
 /**

@@ -22,6 +22,18 @@ const STATUSES: Record<string, [number, string, string | null]> = {
   DEADLINE_EXCEEDED: [504, 'upstream_error', 'upstream_timeout'],
 };
 
+/**
+ * The google.rpc status an HTTP status stands for (the first in STATUSES that comes with it), for
+ * errors written in Google's shape; others by class.
+ */
+export function rpcStatusFor(httpStatus: number): string {
+  for (const [name, [status]] of Object.entries(STATUSES)) if (status === httpStatus) return name;
+  if (httpStatus === 413) return 'INVALID_ARGUMENT'; // Google answers an oversized request so
+  if (httpStatus === 501) return 'UNIMPLEMENTED';
+  if (httpStatus === 502) return 'UNAVAILABLE';
+  return httpStatus >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+}
+
 /** UpstreamErrorInfo plus the wait Google puts in the body (RetryInfo) instead of a header. */
 export interface GeminiErrorInfo extends UpstreamErrorInfo {
   retryAfterMs?: number;

@@ -28,8 +28,11 @@ const FIELDS: FieldRules = new Map([
   ],
 ]);
 
-/** thinkingConfig.thinkingBudget per `reasoning_effort` (`none`: no thinking, where the model allows it). */
-const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
+/**
+ * thinkingConfig.thinkingBudget per `reasoning_effort` (`none`: no thinking, where the model allows
+ * it). The generateContent ingress reads it the other way.
+ */
+export const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
 
 /**
  * Gemini requires a function call's `thoughtSignature` back on the next turn. OpenAI clients

@@ -7,6 +7,7 @@ import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
 import { geminiErrorInfo } from './gemini-error.ts';
 import { SIGNATURE_MARK } from './gemini-request.ts';
+import { attachNativeAnswer } from './native.ts';
 import { ChunkFactory, badResponse, badStreamFrame, makeUsage, newCompletionId, newToolCallId, nowSeconds, toJsonArguments } from './shared.ts';
 
 interface GeminiPart {
@@ -80,7 +81,7 @@ export function parseGeminiResponse(body: unknown, target: Target): ChatCompleti
   if (reasoning) message.reasoning_content = reasoning;
   // No candidate at all means the prompt itself was blocked.
   const finish = candidate ? mapFinishReason(candidate.finishReason ?? 'STOP', toolCalls.length > 0) : 'content_filter';
-  return {
+  const completion: ChatCompletion = {
     id: newCompletionId(),
     object: 'chat.completion',
     created: nowSeconds(),
@@ -88,6 +89,8 @@ export function parseGeminiResponse(body: unknown, target: Target): ChatCompleti
     choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
     usage: mapUsage(response.usageMetadata),
   };
+  // A generateContent client gets this body itself (native.ts).
+  return attachNativeAnswer(completion, body);
 }
 
 /** Stateful per stream: whether the role went out, tool-call indexes, the latest usage. */
@@ -145,7 +148,11 @@ export function createGeminiTranslator(target: Target, options: { includeUsage: 
         throw badStreamFrame(event.data);
       }
       if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
-      return onResponse(parsed);
+      const out = onResponse(parsed);
+      // A generateContent client gets the event itself (native.ts): on its first chunk, which
+      // always has a choice (the usage chunk, which observers may drop, comes last).
+      if (out.length) attachNativeAnswer(out[0]!, parsed);
+      return out;
     },
   };
 }

@@ -52,3 +52,23 @@ export function geminiSchema(field: 'parameters' | 'responseSchema', schema: unk
   if (hasRefs(schema)) return { [field === 'parameters' ? 'parametersJsonSchema' : 'responseJsonSchema']: schema };
   return { [field]: toGeminiSchema(schema) };
 }
+
+/**
+ * The Schema subset → JSON Schema, the other way (the generateContent ingress): upper-case types
+ * (`STRING`) lower-cased, `nullable` as a `"null"` type, and the keywords JSON Schema lacks
+ * (`propertyOrdering`, `example`) dropped, since they only order or illustrate.
+ */
+export function fromGeminiSchema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase();
+    else if (key === 'nullable' || key === 'propertyOrdering' || key === 'example') continue;
+    else if (key === 'properties' && isObject(value))
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, fromGeminiSchema(sub)]));
+    else if (key === 'items' || key === 'anyOf') out[key] = Array.isArray(value) ? value.map(fromGeminiSchema) : fromGeminiSchema(value);
+    else out[key] = value;
+  }
+  if (schema.nullable === true && typeof out.type === 'string' && out.type !== 'null') out.type = [out.type, 'null'];
+  return out;
+}

@@ -9,6 +9,8 @@ import { createGeminiTranslator, parseGeminiResponse } from './gemini-response.t
 import { parseGeminiError } from './gemini-error.ts';
 import { jsonHeaders, trimSlash } from './shared.ts';
 import { geminiEmbeddings, modelResource } from './gemini-embeddings.ts';
+import { nativeBodyFor } from './native.ts';
+import type { ChatRequest } from './openai-types.ts';
 
 export { modelResource };
 
@@ -21,7 +23,7 @@ export const geminiAdapter: ProviderAdapter = {
     return {
       url: `${trimSlash(target.provider.endpoint)}/v1beta/${modelResource(target.upstreamModel)}:${method}`,
       headers: jsonHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
-      body: JSON.stringify(geminiBody(request, target)),
+      body: JSON.stringify(nativeBodyFor(request, 'vendor_c') ? nativeBody(request) : geminiBody(request, target)),
     };
   },
   parseResponse: parseGeminiResponse,
@@ -29,6 +31,19 @@ export const geminiAdapter: ProviderAdapter = {
   parseError: parseGeminiError,
   embeddings: geminiEmbeddings,
 };
+
+/**
+ * A generateContent client's own body (native.ts), with what the gateway decided for it on the
+ * chat request and the client left out: a default completion limit, the account's temperature.
+ */
+function nativeBody(request: ChatRequest): Record<string, unknown> {
+  const body = nativeBodyFor(request, 'vendor_c')!;
+  const config = { ...(body.generationConfig as Record<string, unknown> | undefined) };
+  const limit = request.max_completion_tokens ?? request.max_tokens;
+  if (config.maxOutputTokens === undefined && typeof limit === 'number') config.maxOutputTokens = limit;
+  if (config.temperature === undefined && typeof request.temperature === 'number') config.temperature = request.temperature;
+  return { ...body, generationConfig: config };
+}
 
 export { geminiBody, splitToolCallId, SIGNATURE_MARK } from './gemini-request.ts';
 export { mapFinishReason, mapUsage } from './gemini-response.ts';

@@ -28,7 +28,17 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/chat/completions': { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   'POST /api/v1/responses': { model: 'gpt-4o-mini', input: 'hi' },
   'POST /api/v1/embeddings': { model: 'gpt-4o-mini', input: 'hi' },
+  'POST /api/v1beta/models/:model': { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
 };
+
+/** Paths whose parameters are not a plain id: generateContent names its method after the model. */
+const PATHS: Record<string, string> = { 'POST /api/v1beta/models/:model': '/api/v1beta/models/gpt-4o-mini:generateContent' };
+
+/** An error's code: the OpenAI shape's `code`, or Google's ErrorInfo `reason` (`code` is the HTTP status there). */
+function errorCode(body: { error?: { code?: unknown; details?: Array<{ reason?: string }> } } | undefined): string | undefined {
+  const code = body?.error?.code;
+  return typeof code === 'string' ? code : body?.error?.details?.find((detail) => detail.reason)?.reason;
+}
 
 let upstream: MockUpstream;
 let gw: TestGateway & { base: string };
@@ -49,13 +59,13 @@ afterAll(async () => {
 async function call(route: string, credential: string) {
   const [method, path] = route.split(' ') as [string, string];
   const body = method === 'GET' || method === 'DELETE' ? undefined : JSON.stringify(BODIES[route] ?? {});
-  const response = await fetch(`${gw.base}${path.replaceAll(/:\w+/g, 'unknown-id')}`, {
+  const response = await fetch(`${gw.base}${PATHS[route] ?? path.replaceAll(/:\w+/g, 'unknown-id')}`, {
     method,
     headers: { ...bearer(credential), 'content-type': 'application/json' },
     body,
   });
   const text = await response.text();
-  return { status: response.status, code: (text.startsWith('{') ? JSON.parse(text)?.error?.code : undefined) as string | undefined };
+  return { status: response.status, code: text.startsWith('{') ? errorCode(JSON.parse(text)) : undefined };
 }
 
 const keys = (method: string, path: string, body: unknown, credential: string) => api({ url: gw.base }, method, path, body, credential);

@@ -25,8 +25,13 @@ function normalize(body: any): Normalized {
     tools: (body?.tools ?? []).map((t: any) => t.name),
     toolResult: result ? textOf(result.content) : undefined,
     prefix: last?.role === 'assistant' ? textOf(last.content) : undefined,
+    maxTokens: body?.max_tokens,
+    stop: body?.stop_sequences,
   };
 }
+
+const stopReason = (reason: string, plan: { stopSequence?: string }) =>
+  reason === 'tool_calls' ? 'tool_use' : reason === 'length' ? 'max_tokens' : plan.stopSequence ? 'stop_sequence' : 'end_turn';
 
 export const messagesFormat: Format = {
   name: 'vendor_b',
@@ -46,7 +51,7 @@ export const messagesFormat: Format = {
       : [{ type: 'text', text: plan.text }];
     return {
       id: id.replace('chatcmpl-', 'msg_'), type: 'message', role: 'assistant', model: request.model, content,
-      stop_reason: plan.toolCall ? 'tool_use' : 'end_turn', stop_sequence: null,
+      stop_reason: stopReason(plan.toolCall ? 'tool_calls' : (plan.finish ?? 'stop'), plan), stop_sequence: plan.stopSequence ?? null,
       usage: { input_tokens: plan.usage.prompt, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: plan.usage.completion },
     };
   },
@@ -69,7 +74,7 @@ export const messagesFormat: Format = {
       },
       finish(reason) {
         if (block >= 0) frame('content_block_stop', { index: block });
-        frame('message_delta', { delta: { stop_reason: reason === 'tool_calls' ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: plan.usage.completion } });
+        frame('message_delta', { delta: { stop_reason: stopReason(reason, plan), stop_sequence: plan.stopSequence ?? null }, usage: { output_tokens: plan.usage.completion } });
       },
       end: () => frame('message_stop', {}),
     };

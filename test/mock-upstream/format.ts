@@ -6,7 +6,7 @@ export interface StreamWriter {
   start(): void;
   text(piece: string): void;
   tool(call: NonNullable<Plan['toolCall']>): void;
-  finish(reason: 'stop' | 'tool_calls'): void;
+  finish(reason: 'stop' | 'tool_calls' | 'length'): void;
   /** The format's own end marker (none for generateContent). */
   end(): void;
 }

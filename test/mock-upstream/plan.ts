@@ -16,12 +16,19 @@ export interface Normalized {
   toolResult?: string;
   /** Trailing assistant text to continue (prefill). */
   prefix?: string;
+  /** The completion limit, in the mock's tokens (words): a longer answer stops there (`length`). */
+  maxTokens?: number;
+  /** Stop sequences: the answer ends before the first one it would contain. */
+  stop?: string[];
 }
 
 export interface Plan {
   text: string;
   toolCall?: { id: string; name: string; arguments: string };
   usage: { prompt: number; completion: number };
+  /** Why a text answer ended: its end, a stop sequence (`stopSequence` names it), or the limit. */
+  finish?: 'stop' | 'length';
+  stopSequence?: string;
 }
 
 /** Rough token count: words, enough for usage figures that add up. */
@@ -37,7 +44,19 @@ export function planAnswer(request: Normalized, behavior: Behavior, counter: num
   if (request.images && behavior.reply === undefined && request.toolResult === undefined) text += ` (+${request.images} image)`;
   // Prefill: answer only what follows the prefix, as a real model continuing it would.
   if (request.prefix && text.startsWith(request.prefix)) text = text.slice(request.prefix.length);
-  return { text, usage: { prompt, completion: countTokens(text) } };
+  const plan: Plan = { text, usage: { prompt, completion: 0 }, finish: 'stop' };
+  const stopAt = (request.stop ?? []).map((stop) => ({ stop, at: text.indexOf(stop) })).filter((s) => s.at >= 0).sort((a, b) => a.at - b.at)[0];
+  if (stopAt) {
+    plan.text = text.slice(0, stopAt.at);
+    plan.stopSequence = stopAt.stop;
+  }
+  if (request.maxTokens !== undefined && countTokens(plan.text) > request.maxTokens) {
+    plan.text = plan.text.split(/(?<= )/).slice(0, request.maxTokens).join('');
+    plan.finish = 'length';
+    plan.stopSequence = undefined;
+  }
+  plan.usage.completion = countTokens(plan.text);
+  return plan;
 }
 
 /** Split a text into the stream's content pieces (words with their trailing space). */

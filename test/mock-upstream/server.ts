@@ -1,7 +1,7 @@
 /**
  * A small scriptable upstream for development, tests and the bench. It speaks every wire format
  * the gateway sends (compat `/chat/completions`, vendor_b `/v1/messages`, vendor_c
- * `:generateContent` / `:streamGenerateContent?alt=sse`, vendor_d `/openai/deployments/…`),
+ * `:generateContent` / `:streamGenerateContent?alt=sse` / `:countTokens`, vendor_d `/openai/deployments/…`),
  * checks each format's auth header, answers JSON or SSE (and embeddings, see embeddings.ts), is scriptable per model (status,
  * delays, cut or stalled streams) and records every request it receives.
  */
@@ -13,7 +13,7 @@ import { compatFormat, continuesPrefix, deploymentFormat } from './format-openai
 import { generateFormat } from './format-generate.ts';
 import { messagesFormat } from './format-messages.ts';
 import { MOCK_STREAM_ERROR, sendBrokenStream, sendJsonAnswer } from './faults.ts';
-import { piecesOf, planAnswer } from './plan.ts';
+import { countTokens, piecesOf, planAnswer } from './plan.ts';
 import { embeddingAnswer, embeddingInputs, matchEmbeddingRoute } from './embeddings.ts';
 
 export interface ReceivedRequest {
@@ -90,6 +90,17 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       }
       return sendJson(res, 200, embeddingAnswer(embedding, inputs));
     }
+    const counted = /\/v1beta\/models\/([^/:]+):countTokens$/.exec(url.pathname);
+    if (counted && req.method === 'POST') {
+      // generateContent's countTokens: the words of every text part, the mock's token.
+      record.format = generateFormat.name;
+      record.model = decodeURIComponent(counted[1]);
+      const authProblem = generateFormat.checkAuth(req.headers, url);
+      if (authProblem) return sendJson(res, 401, generateFormat.errorBody(401, authProblem));
+      const contents: any[] = body.contents ?? body.generateContentRequest?.contents ?? [];
+      const text = contents.flatMap((c) => c.parts ?? []).map((p: any) => p.text ?? '').join(' ');
+      return sendJson(res, 200, { totalTokens: countTokens(text) });
+    }
     let format: Format | undefined;
     let pathModel: string | null | undefined;
     for (const candidate of FORMATS) {
@@ -164,7 +175,7 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       res.destroy();
       return;
     }
-    writer.finish(plan.toolCall ? 'tool_calls' : 'stop');
+    writer.finish(plan.toolCall ? 'tool_calls' : (plan.finish ?? 'stop'));
     if (behavior.holdAfterFinish) return; // finished, but neither end marker nor close
     if (!behavior.omitDone) writer.end();
     res.end();

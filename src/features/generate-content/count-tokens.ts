@@ -1,0 +1,81 @@
+/**
+ * POST /api/v1beta/models/{model}:countTokens: `{"totalTokens": N}` for `contents` (or a whole
+ * `generateContentRequest`). Answered by the model's generateContent upstream when its first
+ * deployment is one (the upstream's own tokenizer; its key never leaves the gateway), else by the
+ * gateway's estimate (the one the log uses when an upstream reports no usage). Not a model call:
+ * neither logged nor counted against limits, but the caller, its scope and its model permissions
+ * are checked as for generateContent.
+ */
+import { EventEmitter } from 'node:events';
+import { authenticate } from '../../auth/authenticate.ts';
+import { modelAllowed } from '../../auth/model-patterns.ts';
+import { requireScope, scopeOf } from '../../auth/route-scopes.ts';
+import { refuseDeepBody } from '../../http/json-depth.ts';
+import { invalidValue, modelNotFound, modelNotPermitted } from '../../kernel/errors.ts';
+import { estimatePromptTokens } from '../../kernel/estimate-tokens.ts';
+import type { Gateway } from '../../pipeline/gateway.ts';
+import type { Principal } from '../../pipeline/principal.ts';
+import type { Snapshot } from '../../config/snapshot.ts';
+import { modelResource } from '../../providers/gemini.ts';
+import { jsonHeaders, trimSlash } from '../../providers/shared.ts';
+import type { Target } from '../../providers/types.ts';
+import { resolveModel } from '../../routing/resolve.ts';
+import { timeoutsFor } from '../../routing/timeouts.ts';
+import { isObject } from './fields.ts';
+import { generateToChat } from './to-chat.ts';
+
+const SCOPE = scopeOf('POST', '/api/v1beta/models/:model');
+
+type ReadBody = () => Promise<{ value: unknown; text: string }>;
+
+export async function countTokens(gateway: Gateway, request: Request, ip: string, model: string, read: ReadBody): Promise<Response> {
+  const { runtime } = gateway;
+  const snapshot = runtime.current();
+  const { principal } = await authenticate(request, runtime, snapshot, ip);
+  requireScope(principal, SCOPE);
+  requirePermitted(principal, snapshot, model);
+  const { value } = await read();
+  refuseDeepBody(value);
+  if (!isObject(value)) throw invalidValue('The request body must be a JSON object.');
+  const inner = value.generateContentRequest;
+  if (inner !== undefined && value.contents !== undefined) throw invalidValue("Send 'contents' or 'generateContentRequest', not both.", 'contents');
+  const generate = inner === undefined ? { contents: value.contents } : inner;
+  if (inner !== undefined && !isObject(inner)) throw invalidValue("'generateContentRequest' must be an object.", 'generateContentRequest');
+  const chat = generateToChat(generate, model, false); // the same checks as generateContent
+  const targets = resolveModel(snapshot, model);
+  if (targets.length === 0) throw modelNotFound(model);
+  const upstream = targets[0]!.provider.type === 'vendor_c' ? await upstreamCount(gateway, snapshot, targets[0]!, value, inner !== undefined) : null;
+  if (upstream) return upstream;
+  return Response.json({ totalTokens: estimatePromptTokens(chat.messages) });
+}
+
+function requirePermitted(principal: Principal, snapshot: Snapshot, model: string) {
+  if (principal.kind === 'master') return;
+  const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
+  if (!modelAllowed(model, principal.key?.permissions.models ?? []) || !modelAllowed(model, group?.models ?? [])) throw modelNotPermitted(model);
+}
+
+/**
+ * The upstream's count, its answer (or its error, in Google's shape already) passed on; null when
+ * it cannot be reached, and the estimate answers instead.
+ */
+async function upstreamCount(gateway: Gateway, snapshot: Snapshot, target: Target, body: Record<string, unknown>, wrapped: boolean): Promise<Response | null> {
+  const resource = modelResource(target.upstreamModel);
+  const sent = wrapped ? { generateContentRequest: { ...(body.generateContentRequest as object), model: resource } } : body;
+  const timeouts = timeoutsFor(snapshot.config, target);
+  try {
+    const reply = await gateway.runtime.transport.send({
+      url: `${trimSlash(target.provider.endpoint)}/v1beta/${resource}:countTokens`,
+      headers: jsonHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
+      body: JSON.stringify(sent),
+      signal: Object.assign(new EventEmitter(), { aborted: false, reason: undefined }), // bounded by the timeouts
+      connectTimeoutMs: timeouts.connect,
+      headersTimeoutMs: timeouts.first_token,
+      idleTimeoutMs: timeouts.idle,
+    });
+    const text = await reply.body.text();
+    return new Response(text, { status: reply.status, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+  } catch {
+    return null;
+  }
+}
