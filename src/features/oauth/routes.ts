@@ -12,7 +12,7 @@ import { routeNotFound } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import { requestIp } from '../../http/client-ip.ts';
-import { refusedFor } from '../../http/request-limit.ts';
+import { oauthRefusal } from '../../http/request-limit.ts';
 import { errorPage, html } from './views.ts';
 import { fromAcceptLanguage } from '../../i18n/language.ts';
 import { createInteractionHandlers } from './interaction-routes.ts';
@@ -20,7 +20,8 @@ import type { ProviderHandle } from './provider-handle.ts';
 
 /**
  * Registers `/oauth/interaction/:uid` (GET form, POST submit), `/oauth/**` and
- * `/.well-known/openid-configuration`, each limited per client address (http/request-limit.ts):
+ * `/.well-known/openid-configuration`, each limited per client address in the OAuth budget
+ * (`oauth.rate_limit`, http/request-limit.ts, apart from the management API's):
  * the pages answer an HTML page, the provider's endpoints the OAuth error form.
  */
 export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, security: SecurityService, logger: Logger): void {
@@ -38,7 +39,7 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
   const ipOf = (event: H3Event) => requestIp(event.req, runtime.current().config.server.trusted_proxies);
   const page = (handle: (event: H3Event) => Promise<Response>) =>
     safe(logger, async (event: H3Event) => {
-      const refused = await refusedFor(runtime, ipOf(event), null);
+      const refused = await oauthRefusal(runtime, ipOf(event));
       if (!refused) return handle(event);
       const answer = html(errorPage(fromAcceptLanguage(event.req.headers.get('accept-language')), 'tooManyRequests'), 429);
       answer.headers.set('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterS))));
@@ -56,7 +57,7 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
   /** A provider endpoint behind the per-address limit; over it, the OAuth error form. */
   const endpoint = (handle: (event: H3Event) => Promise<Response>) =>
     safe(logger, async (event: H3Event) => {
-      const refused = await refusedFor(runtime, ipOf(event), null);
+      const refused = await oauthRefusal(runtime, ipOf(event));
       if (!refused) return handle(event);
       // RFC 6749 has no rate-limit error; temporarily_unavailable is the closest it defines.
       return new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Too many requests from this address. Retry later.' }), {
