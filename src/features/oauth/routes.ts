@@ -7,7 +7,8 @@ import { fromNodeHandler, type H3, type H3Event, type NodeHandler } from 'h3';
 import type Provider from 'oidc-provider';
 import type { SecurityService } from '../security/service.ts';
 import { safe } from '../../http/handle.ts';
-import { DISCOVERY_PATH, OAUTH_ROUTES } from './provider.ts';
+import { DISCOVERY_PATH } from './provider.ts';
+import { endpointMethods, wrongMethod } from './endpoint-methods.ts';
 import { routeNotFound } from '../../kernel/errors.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
@@ -50,10 +51,17 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
   // srvx's Node adapter hands us http1 IncomingMessage/ServerResponse pairs, which is what Koa expects.
   const handler = perProvider((built) => fromNodeHandler(built.callback() as unknown as NodeHandler));
   const callback = async (event: H3Event) => (await handler())(event) as Promise<Response>;
-  // Only the provider's own endpoints (and their sub-paths) reach it: for anything else its Koa
-  // app would answer a plain-text "Not Found" instead of our error shape.
-  const served = Object.values(OAUTH_ROUTES);
-  const isServed = (path: string) => served.some((route) => path === route || path.startsWith(`${route}/`));
+  /**
+   * Only the provider's own endpoints, with their methods, reach it: for anything else its router
+   * would answer a plain-text "Not Found" instead of our error shape (endpoint-methods.ts).
+   */
+  const served = async (event: H3Event) => {
+    const { pathname } = event.url;
+    const allowed = endpointMethods(pathname);
+    if (!allowed) throw routeNotFound(event.req.method, pathname);
+    if (!allowed.includes(event.req.method)) return wrongMethod(event.req.method, pathname, allowed);
+    return callback(event);
+  };
   /** A provider endpoint behind the per-address limit; over it, the OAuth error form. */
   const endpoint = (handle: (event: H3Event) => Promise<Response>) =>
     safe(logger, async (event: H3Event) => {
@@ -65,13 +73,6 @@ export function mountOAuth(app: H3, provider: ProviderHandle, runtime: Runtime, 
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(Math.max(1, Math.ceil(refused.retryAfterS))) },
       });
     });
-  app.all(
-    '/oauth/**',
-    endpoint(async (event: H3Event) => {
-      const { pathname } = event.url;
-      if (!isServed(pathname)) throw routeNotFound(event.req.method, pathname);
-      return callback(event);
-    }),
-  );
-  app.all(DISCOVERY_PATH, endpoint(callback));
+  app.all('/oauth/**', endpoint(served));
+  app.all(DISCOVERY_PATH, endpoint(served));
 }
