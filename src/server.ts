@@ -4,6 +4,7 @@
  * unknown paths and 405 for a known path with the wrong method, and listens.
  */
 import cluster from 'node:cluster';
+import { Server as NodeHttpServer } from 'node:http';
 import { resolve } from 'node:path';
 import { H3, type H3Event } from 'h3';
 import { serve, type Server } from 'srvx';
@@ -11,6 +12,7 @@ import { authenticate } from './auth/authenticate.ts';
 import { requireScope, scopeOf } from './auth/route-scopes.ts';
 import type { PlatformScope } from './auth/scopes.ts';
 import { createGateway, type RunningGateway } from './boot/gateway.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from './http/json-depth.ts';
@@ -160,6 +162,8 @@ export async function startGateway(options: StartOptions): Promise<Started> {
       // Cluster workers share the primary's listening socket: srvx binds exclusively unless told.
       reusePort: cluster.isWorker,
     });
+    // Requests Node's parser refuses never reach `app`: answered in the error shape there.
+    if (server.node?.server instanceof NodeHttpServer) answerClientErrors(server.node.server);
     await server.ready();
     const url = server.url!.replace(/\/$/, '');
     logger.info('gateway listening', { url, config: configFile, store: gateway.runtime.store.kind });

@@ -204,7 +204,7 @@ describe('loadConfigText values', () => {
       id: 'gpt-4o-mini', name: 'gpt-4o-mini', provider: 'mock', context_length: 128000, input_price: 0, output_price: 0,
       capabilities: [], status: 'active',
     });
-    expect([c.groups, c.keys, c.accounts, c.oauth]).toEqual([[], [], [], { clients: [] }]);
+    expect([c.groups, c.keys, c.accounts, c.oauth]).toEqual([[], [], [], { clients: [], rate_limit: 600 }]);
     expect(c.settings).toEqual({
       account: { timezone: 'UTC', language: 'en', currency: 'CNY' },
       notifications: { email_usage_alert: false, email_low_balance: false, email_weekly_report: false, balance_threshold: 0 },

@@ -206,7 +206,7 @@ export interface GatewayConfig {
   groups: GroupConfig[];
   keys: KeyConfig[];
   accounts: AccountConfig[];
-  oauth: { clients: OAuthClientConfig[] };
+  oauth: { clients: OAuthClientConfig[]; rate_limit: number };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
   management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };

@@ -3,7 +3,7 @@
  * body is buffered), and a clear 400 for malformed JSON.
  */
 import type { IncomingMessage } from 'node:http';
-import { bodyTooLarge, invalidJson, unsupportedMediaType } from '../kernel/errors.ts';
+import { bodyIncomplete, bodyTooLarge, invalidJson, unsupportedMediaType } from '../kernel/errors.ts';
 
 export async function readJsonBody(request: Request, limit: number, options: { requireJsonType?: boolean } = {}): Promise<unknown> {
   return (await readJson(request, limit, options)).value;
@@ -58,13 +58,14 @@ function readNode(req: IncomingMessage, limit: number): Promise<string> | string
       cleanup();
       resolve(parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8'));
     };
+    // The client's doing (it left, or sent a body the parser refused): a 400, never an unexpected error.
     const onError = (error: Error) => {
       cleanup();
-      reject(error);
+      reject(bodyIncomplete(error));
     };
     const onClose = () => {
       cleanup();
-      reject(req.errored ?? new Error('the client closed the connection before the body ended'));
+      reject(bodyIncomplete(req.errored));
     };
     req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
   });
@@ -92,7 +93,9 @@ async function readWeb(request: Request, limit: number): Promise<string> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      throw bodyIncomplete(error);
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

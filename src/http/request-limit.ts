@@ -1,8 +1,11 @@
 /**
- * Request rate limits outside inference: the management API per account and per client address,
- * the OAuth endpoints per client address (`management.rate_limit` a minute each), so neither can
- * be used to hammer the gateway. Both rules go through the store's atomic admit (one round trip,
- * shared by every instance on Redis). The master key is not limited, as on inference.
+ * Request rate limits outside inference, each a budget of its own so that one kind of traffic
+ * cannot spend another's: the management API per account and per client address
+ * (`management.rate_limit` a minute), the OAuth endpoints, discovery and sign-in pages per client
+ * address (`oauth.rate_limit` a minute). A script polling the management API from an office
+ * therefore never turns `/oauth/token` or discovery into 429s for everyone behind that address.
+ * Every rule goes through the store's atomic admit (one round trip, shared by every instance on
+ * Redis). The master key is not limited, as on inference.
  */
 import type { Principal } from '../pipeline/principal.ts';
 import { rateLimited } from '../kernel/errors.ts';
@@ -11,21 +14,40 @@ import type { RateRule } from '../store/types.ts';
 
 const WINDOW_MS = 60_000;
 
-/** Seconds to wait when refused, or null when admitted. */
-export async function refusedFor(runtime: Runtime, ip: string, principal: Principal | null): Promise<{ retryAfterS: number; limit: number } | null> {
-  const limit = runtime.current().config.management.rate_limit;
-  if (limit <= 0 || principal?.kind === 'master') return null;
-  const rules: RateRule[] = [{ key: `gw:rl:manage:address:${ip}`, limit, windowMs: WINDOW_MS }];
-  if (principal) rules.push({ key: `gw:rl:manage:account:${principal.accountId}`, limit, windowMs: WINDOW_MS });
+/** How long to wait when refused. */
+export interface Refusal {
+  retryAfterS: number;
+  limit: number;
+}
+
+/** Admits one request against `rules` (all of `limit` a minute): the refusal, or null when admitted. */
+async function admit(runtime: Runtime, rules: RateRule[], limit: number): Promise<Refusal | null> {
   const result = await runtime.store.admit(rules, []);
   if (result.allowed) return null;
   const refusing = result.refusedBy?.kind === 'rate' ? result.rates[result.refusedBy.index]! : result.rates[0]!;
   return { retryAfterS: refusing.resetMs / 1000, limit };
 }
 
+/** The management budget: per address, and per account for a signed-in caller. */
+export async function managementRefusal(runtime: Runtime, ip: string, principal: Principal): Promise<Refusal | null> {
+  const limit = runtime.current().config.management.rate_limit;
+  if (limit <= 0 || principal.kind === 'master') return null;
+  return admit(runtime, [
+    { key: `gw:rl:manage:address:${ip}`, limit, windowMs: WINDOW_MS },
+    { key: `gw:rl:manage:account:${principal.accountId}`, limit, windowMs: WINDOW_MS },
+  ], limit);
+}
+
+/** The OAuth budget (endpoints, discovery, sign-in pages): per address, as no caller is known yet. */
+export async function oauthRefusal(runtime: Runtime, ip: string): Promise<Refusal | null> {
+  const limit = runtime.current().config.oauth.rate_limit;
+  if (limit <= 0) return null;
+  return admit(runtime, [{ key: `gw:rl:oauth:address:${ip}`, limit, windowMs: WINDOW_MS }], limit);
+}
+
 /** Throws 429 (OpenAI error shape, Retry-After) when the management call is over a limit. */
 export async function limitManagementCall(runtime: Runtime, ip: string, principal: Principal): Promise<void> {
-  const refused = await refusedFor(runtime, ip, principal);
+  const refused = await managementRefusal(runtime, ip, principal);
   if (refused) {
     throw rateLimited(refused.retryAfterS, { 'x-ratelimit-limit-requests': String(refused.limit), 'x-ratelimit-remaining-requests': '0' }, 'Too many management requests. Retry later.');
   }

@@ -89,6 +89,20 @@ export const bodyTooLarge = (limit: number) =>
   new GatewayError(413, 'invalid_request_error', `The request body exceeds the limit of ${limit} bytes.`, {
     code: 'body_too_large',
   });
+/** Refusals of Node's HTTP parser, before any route (http/client-error.ts). */
+export const headersTooLarge = (limit: number) =>
+  new GatewayError(431, 'invalid_request_error', `The request line and headers exceed the limit of ${limit} bytes.`, {
+    code: 'request_header_fields_too_large',
+  });
+export const malformedRequest = (reason: string) =>
+  new GatewayError(400, 'invalid_request_error', `The request is not valid HTTP/1.1: ${reason}.`, { code: 'malformed_request' });
+export const chunkExtensionsTooLarge = () =>
+  new GatewayError(413, 'invalid_request_error', 'The chunk extensions of the request body are too large.', { code: 'chunk_extensions_too_large' });
+/** The client closed the connection, or the parser refused the body, before the body ended. */
+export const bodyIncomplete = (cause?: unknown) =>
+  new GatewayError(400, 'invalid_request_error', 'The request body ended before it was complete.', { code: 'body_incomplete', cause });
+export const requestTimeout = () =>
+  new GatewayError(408, 'invalid_request_error', 'The request did not arrive in time.', { code: 'request_timeout' });
 
 export const missingApiKey = () =>
   new GatewayError(401, 'authentication_error', 'Missing API key: send Authorization: Bearer <key>.', {

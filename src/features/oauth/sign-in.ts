@@ -8,9 +8,11 @@
  *   in both counts before its hash, in one atomic step of the store (`admit`), and gives it back
  *   once the password proves right: parallel tries cannot all pass a check made before any of
  *   them failed. A count lives 15 minutes from the first failure it holds.
- * - A device the account trusts passes both locks: a stranger hammering the email (even from the
- *   same network) cannot lock its owner out of a known browser. From a new browser, the way
- *   past a locked email is a one-time code mailed to the account.
+ * - A device the account trusts skips the second factor only: its attempts count like any other,
+ *   so a stolen or copied cookie buys no more password guesses than none. The way past a locked
+ *   email is a one-time code mailed to the account (only the address then counts). A cookie holds
+ *   for its own account only, and no longer once the password or the second factor changed
+ *   (security/devices.ts).
  * - Password hashes are bounded process-wide (auth/hash-gate.ts); a full gate answers 503.
  * - With TOTP on, a new device must give a code of the authenticator (attempt-limited by the
  *   security service) before the sign-in completes.
@@ -121,7 +123,7 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
   /** A verified sign-in: trust (or refresh) the device, alert on a new device or address. */
   async function complete(account: AccountConfig, client: SignInClient): Promise<SignInResult> {
     const before = await state.read(account.id);
-    const device = await devices.remember(account.id, client.deviceCookie, deviceName(client.userAgent), Date.now());
+    const device = await devices.remember(account.id, account.password_hash, client.deviceCookie, deviceName(client.userAgent), Date.now());
     const knownAddress = before.known_addresses?.includes(client.ip) ?? false;
     await state.update(account.id, { known_addresses: [client.ip, ...(before.known_addresses ?? []).filter((a) => a !== client.ip)].slice(0, KNOWN_ADDRESSES) });
     if (before.login_alerts_enabled && (!device.known || !knownAddress)) {
@@ -141,15 +143,12 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
     async withPassword(email: string, password: string, code: string | null, client: SignInClient): Promise<SignInResult> {
       const account = findAccount(email);
       const current = account ? await state.read(account.id) : null;
-      const trusted = current ? trustedDevice(current, client.deviceCookie) !== null : false;
       // A mailed code is the way past a locked email, so with one only the address counts.
-      const counts = trusted ? [] : [attempt(addressKey(client), ADDRESS_LIMIT), ...(code === null ? [attempt(emailKey(email), ACCOUNT_LIMIT)] : [])];
-      if (counts.length) {
-        const full = await take(counts);
-        if (full === addressKey(client)) return tooManyFromAddress();
-        if (full) return refused(429, 'accountLocked', true);
-        if (code !== null && (!account || !(await security.redeemSignInCode(account.id, code)))) return refused(401, 'wrongSignInCode', true);
-      }
+      const counts = [attempt(addressKey(client), ADDRESS_LIMIT), ...(code === null ? [attempt(emailKey(email), ACCOUNT_LIMIT)] : [])];
+      const full = await take(counts);
+      if (full === addressKey(client)) return tooManyFromAddress();
+      if (full) return refused(429, 'accountLocked', true);
+      if (code !== null && (!account || !(await security.redeemSignInCode(account.id, code)))) return refused(401, 'wrongSignInCode', true);
       let ok: boolean;
       try {
         ok = await verifyPassword(password, account?.password_hash ?? decoyHash(runtime.current()));
@@ -163,6 +162,7 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
         return refused(401, 'wrongCredentials');
       }
       await giveBack(counts);
+      const trusted = current !== null && trustedDevice(current, client.deviceCookie, account.password_hash) !== null;
       if (current?.two_factor_enabled && !trusted) return { kind: 'second-factor', accountId: account.id };
       return complete(account, client);
     },

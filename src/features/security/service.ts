@@ -15,9 +15,9 @@ import type { Logger } from '../../pipeline/types.ts';
 import { codeMatches, hashCode, maskRecipient, newCode, newSalt } from './codes.ts';
 import { createDelivery } from './deliver.ts';
 import { newTotp, totpStep } from './totp.ts';
-import { createDevices } from './devices.ts';
+import { createDevices, currentDevices } from './devices.ts';
 import { createSecurityState, publicStatus } from './state.ts';
-import type { CodeSlot, CodeType, PendingCode, SecurityStatus, VerificationResult } from './types.ts';
+import type { CodeSlot, CodeType, PendingCode, SecurityState, SecurityStatus, VerificationResult } from './types.ts';
 
 export interface SecurityOptions {
   /** Life of a code (CONTRACT: 10 minutes). */
@@ -64,6 +64,9 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
   const updateState = state.update;
   const codeKey = (account: string, slot: CodeSlot) => `gw:sec:code:${account}:${slot}`;
   const totpTriesKey = (account: string) => `gw:sec:totp-tries:${account}`;
+  /** The status shows only the devices that still hold (a changed password or second factor voids them). */
+  const visible = (account: string, current: SecurityState) =>
+    publicStatus({ ...current, trusted_devices: currentDevices(current, runtime.current().accounts.get(account)?.password_hash) });
 
   async function readCode(account: string, type: CodeSlot): Promise<PendingCode | null> {
     const raw = await store.get(codeKey(account, type));
@@ -142,7 +145,7 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
     now: () => Date.now(),
 
     async status(account: string): Promise<SecurityStatus> {
-      return publicStatus(await readState(account));
+      return visible(account, await readState(account));
     },
 
     /** Sends (or, for TOTP, starts enrolling) a code; `recipient` is already validated for its type. */
@@ -217,7 +220,7 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
     },
 
     async setLoginAlerts(account: string, enabled: boolean): Promise<SecurityStatus> {
-      return publicStatus(await updateState(account, { login_alerts_enabled: enabled }));
+      return visible(account, await updateState(account, { login_alerts_enabled: enabled }));
     },
 
     /** Mails a one-time sign-in code (the way through a locked sign-in form), in the account's language. */

@@ -34,6 +34,8 @@ export interface SecurityState extends SecurityStatus {
   totp_last_step?: number;
   /** sha256 of each trusted device's cookie secret, by device id (devices.ts). */
   device_secrets?: Record<string, string>;
+  /** The credentials the trusted devices were trusted under, as a digest (devices.ts `credentialStamp`). */
+  devices_stamp?: string;
   /** Addresses of recent verified sign-ins, newest first (login alerts). */
   known_addresses?: string[];
 }
