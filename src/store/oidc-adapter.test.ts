@@ -39,6 +39,8 @@ describe.each(suites)('oidc-provider adapter on the %s store', (_name, make) => 
     adapter = createOidcAdapterFactory(store);
   });
   afterAll(async () => {
+    // Nothing left behind under the test's prefix (the adapter's values are all plain ones).
+    for (const key of await store.keys('gw:')) await store.del(key);
     await store.close();
   });
 

@@ -75,18 +75,40 @@ export class StoreAdapter implements Adapter {
    * write the same thing twice, harmlessly.
    */
   private async moveLegacy(id: string): Promise<Envelope | undefined> {
-    const legacyKey = legacyOidcKey(this.model, id);
-    const old = parse<Envelope>(await this.store.get(legacyKey));
-    if (!old?.payload) return undefined;
-    const ttlMs = remaining(old.expiresAt);
-    if (old.expiresAt !== null && ttlMs <= 0) return undefined;
+    const old = await this.readLegacy(id);
+    if (!old) return undefined;
     const envelope: Envelope = { payload: payloadAtRest(this.model, old.payload), expiresAt: old.expiresAt };
-    await this.write(id, envelope, ttlMs);
+    await this.write(id, envelope, remaining(old.expiresAt));
+    await this.retireLegacy(id, old);
+    return envelope;
+  }
+
+  private async readLegacy(id: string): Promise<Envelope | undefined> {
+    const old = parse<Envelope>(await this.store.get(legacyOidcKey(this.model, id)));
+    if (!old?.payload || typeof old.payload !== 'object') return undefined;
+    if (old.expiresAt !== null && remaining(old.expiresAt) <= 0) return undefined;
+    return old;
+  }
+
+  /** Removes the entry in clear and what named it (a grant index listing its key, a user-code lookup). */
+  private async retireLegacy(id: string, old: Envelope): Promise<void> {
+    const legacyKey = legacyOidcKey(this.model, id);
     await this.store.del(legacyKey);
     const { grantId, userCode } = old.payload;
     if (typeof grantId === 'string') await this.dropFromGrant(grantId, legacyKey);
     if (typeof userCode === 'string' && (await this.store.get(legacyUserCodeKey(userCode))) === id) await this.store.del(legacyUserCodeKey(userCode));
-    return envelope;
+  }
+
+  /**
+   * The startup sweep's step (oidc-legacy.ts): moves the entry of `id` kept in clear. When the
+   * hashed one exists already (moved on use meanwhile), that one stands and the copy only goes:
+   * an older copy must not bring back a consumed refresh token. True when one was moved.
+   */
+  async moveFromClear(id: string): Promise<boolean> {
+    if ((await this.store.get(oidcKey(this.model, id))) === null) return (await this.moveLegacy(id)) !== undefined;
+    const old = await this.readLegacy(id);
+    if (old) await this.retireLegacy(id, old);
+    return false;
   }
 
   /** Stores an envelope (payload already in its at-rest form) and the lookups that lead to it. */

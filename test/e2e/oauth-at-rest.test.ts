@@ -2,8 +2,8 @@
  * OAuth secrets at rest: after a sign-in, a code exchange and a refresh, nothing the gateway keeps
  * (every Redis key and value; every file of the data directory on the embedded store) holds the
  * code, an access or refresh token or the session cookie in clear. The tokens still work,
- * revocation still works, and a token an earlier version stored under its id in clear is still
- * honoured, then moved to the hashed form.
+ * revocation still works, and a token an earlier version stored under its id in clear is moved
+ * to the hashed form at the first start (or, written later by an older instance, on first use).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { freePort } from '../_process.ts';
 import type { TestGateway } from '../_setup.ts';
 import { authorize, authorizeUrl, bearer, DASHBOARD, REDIRECT, ROOT, startOAuthGateway, tokenRequest } from '../oauth-browser.ts';
 import { legacyOidcKey, oidcKey } from '../../src/store/oidc-keys.ts';
+import { LEGACY_MOVED_KEY } from '../../src/store/oidc-legacy.ts';
 
 type Gateway = TestGateway & { base: string };
 
@@ -156,6 +157,26 @@ describe('OAuth secrets at rest on Redis', () => {
     // The rotated refresh token is refused, as any reused one.
     expect((await tokenRequest(gw.base, { grant_type: 'refresh_token', refresh_token: oldRefresh }, DASHBOARD)).status).toBe(400);
   });
+
+  it('moves tokens stored in clear at the first start after the upgrade, before any use', async () => {
+    const issued = await signIn(gw.base);
+    const oldAccess = newTokenId();
+    const oldRefresh = newTokenId();
+    await storeLegacy('AccessToken', issued.access, oldAccess);
+    await storeLegacy('RefreshToken', issued.refresh, oldRefresh);
+    // As the earlier version left the store: never swept.
+    await redis.del(prefix + LEGACY_MOVED_KEY);
+
+    const next = await startOAuthGateway({ REDIS_URL: redisUrl, GATEWAY_REDIS_PREFIX: prefix, GATEWAY_DATA_DIR: dataDir, GATEWAY_BASE_URL: gw.base });
+    try {
+      expectNoneIn(await dump(), { oldAccess, oldRefresh });
+      expect(await redis.exists(prefix + oidcKey('AccessToken', oldAccess))).toBe(1);
+      expect(await adminUsers(next.url, oldAccess)).toBe(200);
+      expect((await tokenRequest(next.url, { grant_type: 'refresh_token', refresh_token: oldRefresh }, DASHBOARD)).status).toBe(200);
+    } finally {
+      await next.close();
+    }
+  });
 });
 
 describe('OAuth secrets at rest in the embedded state file', () => {
@@ -210,15 +231,18 @@ describe('OAuth secrets at rest in the embedded state file', () => {
     const legacy = legacyEnvelope(like.value, oldAccess);
     const db = new Database(join(dataDir, 'state.db'));
     db.prepare('INSERT INTO state (key, value, expires_at) VALUES (?, ?, ?)').run(legacyOidcKey('AccessToken', oldAccess), legacy.value, legacy.expiresAt);
+    // As the earlier version left the file: never swept.
+    db.prepare('DELETE FROM state WHERE key = ?').run(LEGACY_MOVED_KEY);
     db.close();
 
+    // Moved at start, before any use.
     running = await start();
-    expect(await adminUsers(running.base, oldAccess)).toBe(200);
-    expect(await adminUsers(running.base, second.access)).toBe(200);
     const moved = stateRows();
     expect(moved.map((row) => row.key)).not.toContain(legacyOidcKey('AccessToken', oldAccess));
     expect(moved.map((row) => row.key)).toContain(oidcKey('AccessToken', oldAccess));
     expectNoneIn(moved.map((row) => `${row.key}\n${row.value}`).join('\n'), { oldAccess });
+    expect(await adminUsers(running.base, oldAccess)).toBe(200);
+    expect(await adminUsers(running.base, second.access)).toBe(200);
 
     // The old token is revocable, and with it its grant (the moved token joined the grant's index).
     await revoke(running.base, oldAccess);
