@@ -196,6 +196,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
     async get(key) {
       return valueOf(key);
     },
+    async keys(prefix) {
+      const found: string[] = [];
+      for (const key of [...values.keys()]) if (key.startsWith(prefix) && values.has(key)) found.push(key);
+      for (const key of [...pinned.keys()]) if (key.startsWith(prefix) && pinnedValue(key) !== undefined) found.push(key);
+      return found;
+    },
     async set(key, value, ttlMs) {
       setValue(key, value, ttlMs);
     },

@@ -167,6 +167,20 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     async del(key) {
       await client.del(k(key));
     },
+    async keys(match) {
+      // SCAN in batches (never KEYS, which blocks Redis), the prefixes taken literally in the pattern.
+      const pattern = `${k(match).replace(/[*?[\]\\]/g, '\\$&')}*`;
+      const found = new Set<string>();
+      let cursor = '0';
+      do {
+        // Plain values only (TYPE, Redis 6): windows, leases and the like are other types.
+        const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000, 'TYPE', 'string');
+        cursor = next;
+        // SCAN may answer a key twice.
+        for (const key of batch) found.add(key.slice(prefix.length));
+      } while (cursor !== '0');
+      return [...found];
+    },
     async compareAndSet(key, expected, value, ttlMs) {
       const ttl = ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0;
       return (await client.gwCompareAndSet(k(key), expected === null ? 0 : 1, expected ?? '', value === null ? 0 : 1, value ?? '', ttl)) === 1;

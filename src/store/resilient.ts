@@ -93,6 +93,7 @@ export function createResilientStore(
     get: (key) => call((s) => s.get(key)),
     set: (key, value, ttlMs) => call((s) => s.set(key, value, ttlMs)),
     del: (key) => call((s) => s.del(key)),
+    keys: (prefix) => call((s) => s.keys(prefix)),
     compareAndSet: (key, expected, value, ttlMs) => call((s) => s.compareAndSet(key, expected, value, ttlMs)),
     incrBy: (key, delta) => call((s) => s.incrBy(key, delta)),
     getCounters: (keys) => call((s) => s.getCounters(keys)),

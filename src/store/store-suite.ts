@@ -77,6 +77,20 @@ export function defineStoreSuite(name: string, factory: () => Promise<StoreHarne
       expect(await store.get(kept)).toBe('v');
     });
 
+    it('lists the keys of plain values under a prefix, taken literally, without expired or deleted ones', async () => {
+      const area = `gw:keys:${randomUUID()}`;
+      await store.set(`${area}:a`, '1');
+      await store.set(`${area}:b`, '2', 200);
+      await store.set(`${area}:gone`, '3');
+      await store.del(`${area}:gone`);
+      await store.set(`${area}x:other`, '4');
+      await store.set(`${area.replace('keys', 'k*ys')}:glob`, '5');
+      expect((await store.keys(`${area}:`)).sort()).toEqual([`${area}:a`, `${area}:b`]);
+      expect(await store.keys(`${area.replace('keys', 'k*ys')}:`)).toEqual([`${area.replace('keys', 'k*ys')}:glob`]);
+      await advance(300);
+      expect(await store.keys(`${area}:`)).toEqual([`${area}:a`]);
+    });
+
     it('compares and sets: takes an absent key, replaces or deletes only the expected value', async () => {
       const k = key('cas');
       expect(await store.compareAndSet(k, null, 'one', 200)).toBe(true);

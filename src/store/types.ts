@@ -79,6 +79,11 @@ export interface StateStore {
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   del(key: string): Promise<void>;
   /**
+   * The keys of plain values that start with `prefix` (SCAN on Redis, so never on a request's
+   * path: for maintenance at startup, such as moving stored data to a new form).
+   */
+  keys(prefix: string): Promise<string[]>;
+  /**
    * Atomically replaces a plain value when it is `expected` (null: only when absent) with `value`
    * (`ttlMs` as in `set`), or deletes it when `value` is null. Resolves true when it did. The step
    * a cluster lease needs: take when free, renew or release only one's own token.

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type Provider from 'oidc-provider';
 import { testConfig, testRuntime } from '../../pipeline/test-context.ts';
-import { oidcKey } from '../../store/oidc-adapter.ts';
+import { legacyOidcKey, oidcKey } from '../../store/oidc-keys.ts';
 import { providerHandle } from './provider-handle.ts';
 import { createTokenVerifier } from './token-verifier.ts';
 
@@ -23,6 +23,16 @@ describe('the OAuth token verifier over a server built on first use', () => {
   it('with per-process state, builds the server for a token kept from before a restart (state.db)', async () => {
     const runtime = testRuntime();
     await runtime.store.set(oidcKey('AccessToken', TOKEN), '{}', 60_000);
+    const provider = fakeProvider({ accountId: 'admin', clientId: 'gateway-console', scope: 'read:api', isExpired: false });
+    const build = vi.fn(async () => provider);
+    const verifier = createTokenVerifier(providerHandle(build), runtime, ['gateway-console']);
+    expect(await verifier.verify(TOKEN, runtime.current())).toMatchObject({ kind: 'oauth', accountId: 'admin' });
+    expect(build).toHaveBeenCalledOnce();
+  });
+
+  it('with per-process state, builds the server for a token an earlier version kept under its id in clear', async () => {
+    const runtime = testRuntime();
+    await runtime.store.set(legacyOidcKey('AccessToken', TOKEN), '{}', 60_000);
     const provider = fakeProvider({ accountId: 'admin', clientId: 'gateway-console', scope: 'read:api', isExpired: false });
     const build = vi.fn(async () => provider);
     const verifier = createTokenVerifier(providerHandle(build), runtime, ['gateway-console']);

@@ -7,7 +7,7 @@ import type { Principal } from '../../pipeline/principal.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { ProviderHandle } from './provider-handle.ts';
-import { oidcKey } from '../../store/oidc-adapter.ts';
+import { holdsOidcArtefact } from '../../store/oidc-adapter.ts';
 import { clientDeclared, issuedBeforeAccount } from './validity.ts';
 
 /**
@@ -25,7 +25,7 @@ export function createTokenVerifier(provider: ProviderHandle, runtime: Runtime, 
       if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) return null;
       // Per-process state: a token comes from this process's server or, issued before a restart,
       // from the data directory (durable-keys.ts). Neither holds it: do not build the server to say so.
-      if (!provider.used && runtime.store.kind === 'memory' && (await runtime.store.get(oidcKey('AccessToken', token))) === null) return null;
+      if (!provider.used && runtime.store.kind === 'memory' && !(await holdsOidcArtefact(runtime.store, 'AccessToken', token))) return null;
       const found = await (await provider()).AccessToken.find(token);
       if (!found || found.isExpired) return null;
       // The provider keeps the clients it was built with: the config in force says which still count.
