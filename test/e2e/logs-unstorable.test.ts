@@ -5,9 +5,11 @@
  * sanitized, and NUL in filters and ids answers no match (or a 404), never a 500.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogService } from '../../src/features/logs/service.ts';
+import { listSpillFiles, readSpillFile, spillDirOf } from '../../src/features/logs/spill.ts';
 import { DEMO_KEY, MASTER_KEY, api, useGateway, waitForLogRecord } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -92,6 +94,38 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           const res = await get(path, key);
           expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(500);
         }
+      }
+    });
+
+    it.runIf(kind === 'postgres')('keeps a row the database still refuses in a spill file and counts it, never dropping it silently', async () => {
+      // A constraint stands in for any value a future column or server setting might refuse.
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`ALTER TABLE ${SCHEMA}.call_logs ADD CONSTRAINT no_refuse_me CHECK (user_agent <> 'refuse-me')`);
+      try {
+        const res = await fetch(`${state.gw.url}/api/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', 'user-agent': 'refuse-me' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(res.status).toBe(200);
+        await res.text();
+        const id = res.headers.get('x-request-id')!;
+        const logs = state.gw.gateway.runtime.services.logs as LogService;
+        const dir = spillDirOf(join(state.gw.dir, 'data'));
+        let files: string[] = [];
+        for (let i = 0; i < 200 && files.length === 0; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+          files = await listSpillFiles(dir);
+        }
+        expect(files).toHaveLength(1);
+        expect((await readSpillFile(files[0]!))!.records).toMatchObject([{ id, user_agent: 'refuse-me', billed: true }]);
+        expect({ refused: logs.queue.refused, dropped: logs.queue.dropped }).toEqual({ refused: 1, dropped: 0 });
+        const metrics = await (await fetch(`${state.gw.url}/metrics`)).text();
+        expect(metrics).toMatch(/^gateway_log_rows_refused_total 1$/m);
+      } finally {
+        await client.query(`ALTER TABLE ${SCHEMA}.call_logs DROP CONSTRAINT no_refuse_me`);
+        await client.end();
       }
     });
   });
