@@ -36,6 +36,8 @@ const MAX_EXPONENT = 1000;
 
 /** `text` with NUL and lone surrogates replaced by U+FFFD. */
 export function storableText(text: string): string {
+  // A caller's non-string (a bad id) goes on to the driver, which refuses it with its own message.
+  if (typeof text !== 'string') return text;
   let out = (text as WellFormedString).isWellFormed() ? text : (text as WellFormedString).toWellFormed();
   if (out.includes('\u0000')) out = out.replaceAll('\u0000', REPLACEMENT);
   return out;
