@@ -6,6 +6,10 @@
  * never reaches another account's keys or /v1/admin, and a refused write leaves the stored
  * configuration, secrets and settings as they were.
  *
+ * The call log: every 2xx inference answer has exactly one row, whatever its strings hold, and the
+ * statistics count every row. The call log is the embedded SQLite file here; fuzz-postgres.test.ts
+ * runs this same file on PostgreSQL (`FUZZ_STORE=postgres`, see test/fuzz/store.ts).
+ *
  * `FUZZ_RUNS` scales the runs per property (default 30, under a minute in all); `npm run fuzz` runs
  * many more. A failure prints the seed and the shrunk input; `FUZZ_SEED` replays a run.
  */
@@ -13,8 +17,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../_process.ts';
 import { MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
-import { anyJson, bodyText, headerValue, mutated, nastyStrings, pathSegment, queryString } from '../fuzz/arbitraries.ts';
+import type { LogService } from '../../src/features/logs/service.ts';
+import { BUCKET_MS } from '../../src/features/logs/types.ts';
+import { anyJson, anyUnicode, bodyText, headerValue, mutated, nastyStrings, pathSegment, queryString } from '../fuzz/arbitraries.ts';
 import { expectGatewayAnswer, expectOAuthAnswer, send, storedFiles, type Answer } from '../fuzz/checks.ts';
+import { fuzzStore } from '../fuzz/store.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -23,6 +30,7 @@ const ALICE = 'sk-bf-fuzz-member-0000000000000000000000000000';
 const BOB = 'sk-bf-fuzz-other-00000000000000000000000000000';
 const CAROL = 'sk-bf-fuzz-carol-00000000000000000000000000000';
 
+const store = fuzzStore();
 let upstream: MockUpstream;
 let gw: TestGateway;
 /** An extra key of alice's, the target of the key-update property (her own key stays usable). */
@@ -40,13 +48,14 @@ const call = (method: string, path: string, key: string | null, body?: string, h
 beforeAll(async () => {
   upstream = await startMockUpstream();
   const port = await freePort();
-  gw = await startTestGateway('fuzz.yaml', { MOCK_URL: `${upstream.url}/v1`, PORT: String(port), GATEWAY_BASE_URL: `http://127.0.0.1:${port}` });
+  gw = await startTestGateway('fuzz.yaml', { MOCK_URL: `${upstream.url}/v1`, PORT: String(port), GATEWAY_BASE_URL: `http://127.0.0.1:${port}`, ...store.env });
   const spare = await call('POST', '/v1/api-keys', ALICE, JSON.stringify({ name: 'fuzz target' }));
   aliceSpareKey = JSON.parse(spare.text).id;
 });
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
+  await store.cleanup();
 });
 
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 };
@@ -80,6 +89,44 @@ describe('fuzz: inference', () => {
       }),
       options(RUNS * 2),
     );
+  });
+});
+
+describe(`fuzz: the call log (${store.kind})`, () => {
+  it('every 2xx inference answer has exactly one row, whatever its strings hold (lone surrogates, NUL, every plane)', { timeout: TIMEOUT }, async () => {
+    const logs = gw.gateway.runtime.services.logs as LogService;
+    expect(logs.store.kind).toBe(store.kind);
+    const served: string[] = [];
+    const input = fc.tuple(fc.constantFrom('chat', 'responses'), anyUnicode, fc.option(anyUnicode, { nil: undefined }), fc.boolean());
+    await fc.assert(
+      fc.asyncProperty(input, async ([endpoint, text, user, stream]) => {
+        const body = endpoint === 'chat'
+          ? { ...CHAT, messages: [{ role: 'user', content: text }], ...(user === undefined ? {} : { user }), stream }
+          : { ...RESPONSES, input: text, ...(user === undefined ? {} : { user }), stream };
+        const path = endpoint === 'chat' ? '/api/v1/chat/completions' : '/api/v1/responses';
+        const answer = await call('POST', path, ALICE, JSON.stringify(body));
+        expectGatewayAnswer(answer, `POST ${path} ${JSON.stringify(body)}`);
+        if (answer.status >= 200 && answer.status < 300) served.push(answer.headers.get('x-request-id')!);
+      }),
+      options(RUNS * 2),
+    );
+    expect(served.length, 'no call was served').toBeGreaterThan(0);
+    expect(new Set(served).size).toBe(served.length);
+    // A row is queued once its answer ended (the log step's onComplete): wait for each.
+    for (const id of served) {
+      let row = await logs.store.get(id);
+      for (let i = 0; !row && i < 100; i++) {
+        await logs.queue.flush().catch(() => {});
+        await new Promise((r) => setTimeout(r, 20));
+        row = await logs.store.get(id);
+      }
+      expect(row, `the served call ${id} has no row`).not.toBeNull();
+    }
+    expect({ refused: logs.queue.refused, dropped: logs.queue.dropped }).toEqual({ refused: 0, dropped: 0 });
+    // Every row counts in the statistics (the rollups), this file's other calls included.
+    const rows = (await logs.store.list({}, 1, 1)).total;
+    const counted = (await logs.store.rollup(0, Date.now() + BUCKET_MS, {}, 'bucket')).reduce((n, r) => n + r.request_count, 0);
+    expect(counted).toBe(rows);
   });
 });
 
@@ -143,7 +190,7 @@ describe('fuzz: management, settings and security writes', () => {
 describe('fuzz: query strings and paths', () => {
   it('logs, statistics, export and lists: generated query strings never get a 5xx', { timeout: TIMEOUT }, async () => {
     const names = ['start_date', 'end_date', 'page', 'page_size', 'limit', 'model', 'status', 'account_id', 'api_key_id', 'group_by', 'format', 'type', 'provider', 'sort', 'order', 'q', 'after', 'before', 'granularity'];
-    const path = fc.constantFrom('/v1/admin/logs', '/v1/statistics/usage', '/v1/statistics/cost', '/v1/statistics/models', '/v1/statistics/export', '/v1/api-keys', '/api/v1/models', '/v1/system/status');
+    const path = fc.constantFrom('/v1/admin/logs', '/v1/logs', '/v1/statistics/usage', '/v1/statistics/cost', '/v1/statistics/models', '/v1/statistics/export', '/v1/api-keys', '/api/v1/models', '/v1/system/status');
     const key = fc.constantFrom(MASTER_KEY, ALICE);
     await fc.assert(
       fc.asyncProperty(path, queryString(names), key, async (route, query, who) => {

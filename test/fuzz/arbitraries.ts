@@ -13,6 +13,19 @@ export const nastyStrings = fc.constantFrom(
   '../../etc/passwd', '%00', '%zz', '<script>alert(1)</script>', "' OR 1=1 --", 'a'.repeat(5000), '😀'.repeat(50),
 );
 
+/**
+ * Any UTF-16 text a JSON string can carry: code points from every plane (lone surrogates
+ * included: JSON escapes them as `\ud800`), NUL, and the halves of a pair apart.
+ */
+export const anyUnicode = fc.string({
+  unit: fc.oneof(
+    fc.integer({ min: 0, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+    fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude00', '😀', '\u{10FFFF}', '\\', '"'),
+  ),
+  maxLength: 24,
+});
+
 const scalar = fc.oneof(
   fc.string({ maxLength: 40 }),
   nastyStrings,

@@ -1,7 +1,12 @@
 /**
  * WHERE clauses for the log list and the rollup queries, shared by both stores. Placeholders
  * differ (`?` in SQLite, `$n` in PostgreSQL), so the caller passes a placeholder maker.
+ *
+ * Every text a filter compares goes through `storableText`, as the rows did when stored: a NUL
+ * (`?model=%00`) would make PostgreSQL fail the query (a 500), and a value the rows hold with a
+ * replacement must find them.
  */
+import { storableText } from './storable.ts';
 import type { LogFilter, RollupFilter } from './types.ts';
 
 export interface WhereClause {
@@ -16,7 +21,7 @@ export function logWhere(filter: LogFilter, ph: Placeholder): WhereClause {
   const parts: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
-    params.push(value);
+    params.push(typeof value === 'string' ? storableText(value) : value);
     parts.push(sql.replace('?', ph(params.length)));
   };
   if (filter.start_time !== undefined) add('created_at >= ?', Math.floor(filter.start_time));
@@ -33,11 +38,11 @@ export function rollupWhere(fromMs: number, toMs: number, filter: RollupFilter, 
   const params: unknown[] = [Math.floor(fromMs), Math.ceil(toMs)];
   const parts = [`bucket_ms >= ${ph(1)}`, `bucket_ms < ${ph(2)}`];
   if (filter.account_id !== undefined) {
-    params.push(filter.account_id);
+    params.push(storableText(filter.account_id));
     parts.push(`account_id = ${ph(params.length)}`);
   }
   if (filter.api_key_id !== undefined) {
-    params.push(filter.api_key_id);
+    params.push(storableText(filter.api_key_id));
     parts.push(`api_key_id = ${ph(params.length)}`);
   }
   return { sql: `WHERE ${parts.join(' AND ')}`, params };

@@ -70,4 +70,9 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.cache_similarity (semantic cache hits)',
     sql: `ALTER TABLE call_logs ADD COLUMN cache_similarity DOUBLE PRECISION;`,
   },
+  {
+    version: 3,
+    name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
+    sql: `ALTER TABLE call_logs ADD COLUMN sanitized BOOLEAN NOT NULL DEFAULT false;`,
+  },
 ];

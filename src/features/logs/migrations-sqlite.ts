@@ -80,4 +80,9 @@ export const sqliteMigrations: Migration[] = [
     name: 'call_logs.cache_similarity (semantic cache hits)',
     sql: `ALTER TABLE call_logs ADD COLUMN cache_similarity REAL;`,
   },
+  {
+    version: 3,
+    name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
+    sql: `ALTER TABLE call_logs ADD COLUMN sanitized INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

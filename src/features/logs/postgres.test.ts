@@ -144,7 +144,7 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       await h.cleanup();
     }
@@ -158,7 +158,7 @@ describe('postgres log store specifics', () => {
         input_cost: '0.000000000001', output_cost: '123456789.123456789012',
       })]);
       const got = await h.store.get('log_nul');
-      expect(got).toMatchObject({ user_agent: 'ab', request: { messages: [{ role: 'user', content: 'xy \\u0000' }] } });
+      expect(got).toMatchObject({ user_agent: 'a\ufffdb', request: { messages: [{ role: 'user', content: 'x\ufffdy \\u0000' }] }, sanitized: true });
       const rows = await h.store.rollup(0, Date.parse('2030-01-01'), {}, 'model');
       expect(rows[0]).toMatchObject({ input_cost: '0.000000000001', output_cost: '123456789.123456789012' });
     } finally {

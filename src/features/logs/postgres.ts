@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BUCKET_MS } from './types.ts';
@@ -127,7 +128,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     },
 
     async get(id: string) {
-      const { rows } = await pool.query('SELECT * FROM call_logs WHERE id = $1', [id]);
+      const { rows } = await pool.query('SELECT * FROM call_logs WHERE id = $1', [storableText(id)]);
       return rows[0] ? toDetail(rows[0]) : null;
     },
 
@@ -193,18 +194,11 @@ function insertSql(rows: number): string {
       output_cost = stat_rollup.output_cost + EXCLUDED.output_cost`;
 }
 
+/** A normalized record's values (its text already storable: NUL, lone surrogates, numbers; see storable.ts). */
 function recordValues(r: LogRecord): unknown[] {
   return LOG_COLUMNS.map((c) => {
     const v = r[c];
-    if (c === 'attempts' || c === 'request' || c === 'response') return v == null ? null : jsonText(v);
-    // PostgreSQL text cannot hold NUL; a stray one must not make the batch fail forever.
-    if (typeof v === 'string') return v.includes('\u0000') ? v.replaceAll('\u0000', '') : v;
-    return v;
+    if (c === 'attempts') return JSON.stringify(v);
+    return v ?? null;
   });
-}
-
-/** JSON for a JSONB column (bodies arrive as JSON text), without `\u0000` escapes (JSONB rejects them). */
-function jsonText(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return text.includes('\\u0000') ? text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : text;
 }

@@ -103,6 +103,44 @@ describe('log queue', () => {
     await q.close();
   });
 
+  it('spills a record the database refuses (not dropped) and counts it, writing the others', async () => {
+    const f = fakeStore({ fail: (b) => b.some((r) => r.id === 'log_bad') });
+    const drops: string[] = [];
+    const spills: Array<{ ids: string[]; reason: string }> = [];
+    const warnings: string[] = [];
+    const q = createLogQueue(f.store, {
+      batchSize: 10, flushIntervalMs: 5, max: 100, retryBaseMs: 5, onDrop: (r) => drops.push(r.id),
+      logger: { warn: (m) => warnings.push(m) },
+      spill: async (records, reason) => void spills.push({ ids: records.map((r) => r.id), reason }),
+    });
+    q.enqueue(rec(1));
+    q.enqueue(makeRecord({ id: 'log_bad' }));
+    q.enqueue(rec(2));
+    await sleep(80);
+    expect(f.written().sort()).toEqual(['log_1', 'log_2']);
+    expect(spills).toEqual([{ ids: ['log_bad'], reason: 'rejected' }]);
+    expect(drops).toEqual([]);
+    expect({ refused: q.refused, spilled: q.spilled, dropped: q.dropped, depth: q.depth }).toEqual({ refused: 1, spilled: 1, dropped: 0, depth: 0 });
+    expect(warnings).toContain('log record refused by the store');
+    await q.close();
+  });
+
+  it('drops a refused record only when its spill fails too, and counts it both ways', async () => {
+    const f = fakeStore({ fail: (b) => b.some((r) => r.id === 'log_bad') });
+    const drops: string[] = [];
+    const q = createLogQueue(f.store, {
+      batchSize: 10, flushIntervalMs: 5, max: 100, retryBaseMs: 5, logger: quiet, onDrop: (r) => drops.push(r.id),
+      spill: () => Promise.reject(new Error('read-only file system')),
+    });
+    q.enqueue(makeRecord({ id: 'log_bad' }));
+    q.enqueue(rec(1));
+    await sleep(80);
+    expect(f.written()).toEqual(['log_1']);
+    expect(drops).toEqual(['log_bad']);
+    expect({ refused: q.refused, spilled: q.spilled, dropped: q.dropped }).toEqual({ refused: 1, spilled: 0, dropped: 1 });
+    await q.close();
+  });
+
   it('flushes everything on close, then refuses new records', async () => {
     const f = fakeStore();
     const drops: DropReason[] = [];

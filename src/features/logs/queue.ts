@@ -10,8 +10,10 @@
  *
  * Failures: a failed batch stays at the head of the queue and is retried with exponential
  * backoff. When the batch fails twice while the store still answers `ping()`, the batch itself
- * is the problem (a record the database refuses), so its records are written one by one and only
- * the refused ones are dropped; an outage (ping fails too) just keeps waiting.
+ * is the problem (a record the database refuses), so its records are written one by one; the
+ * refused ones (counted in `refused`, logged) go where rows go when the store is down: to `spill`,
+ * retried at the next start. A served call never loses its row silently. An outage (ping fails
+ * too) just keeps waiting.
  *
  * Close (shutdown): the queue keeps retrying, with backoff, until `closeTimeoutMs` has passed,
  * each attempt bounded by that deadline too (a server that never answers cannot hold the
@@ -46,10 +48,11 @@ export interface LogQueueOptions {
   /** How long `close()` keeps retrying a failing store (default {@link DEFAULT_CLOSE_TIMEOUT_MS}). */
   closeTimeoutMs?: number;
   /**
-   * Given by `close()` what the store did not take by the deadline, to keep it elsewhere (spill.ts).
-   * Absent or rejecting: those records are dropped.
+   * Given what the store did not take, to keep it elsewhere (spill.ts): by `close()` what is left at
+   * the deadline (`closed`), or the records the store refused (`rejected`). Absent or rejecting:
+   * those records are dropped.
    */
-  spill?: (records: LogRecord[]) => Promise<void>;
+  spill?: (records: LogRecord[], reason: 'closed' | 'rejected') => Promise<void>;
   logger?: { warn(message: string, meta?: Record<string, unknown>): void };
 }
 
@@ -64,8 +67,10 @@ export interface LogQueue {
   close(): Promise<void>;
   readonly depth: number;
   readonly dropped: number;
-  /** Records handed to `spill` at close. */
+  /** Records handed to `spill`: at close, or refused by the store. */
   readonly spilled: number;
+  /** Records the store refused while it answered (a value it cannot hold): spilled, or dropped without a spill. */
+  readonly refused: number;
   /** Records queued without their bodies because the queue was filling up. */
   readonly stripped: number;
 }
@@ -81,6 +86,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
   const items: LogRecord[] = [];
   let dropped = 0;
   let spilled = 0;
+  let refused = 0;
   let stripped = 0;
   let failures = 0;
   let closed = false;
@@ -104,13 +110,33 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
       if (!storeUp) throw error;
     }
     // Second failure with a healthy store: isolate the records the database refuses.
+    const rejected: Array<{ record: LogRecord; error: unknown }> = [];
     for (const record of batch) {
       try {
         await store.insertBatch([record]);
       } catch (error) {
-        drop(record, 'rejected', error);
+        rejected.push({ record, error });
       }
     }
+    if (rejected.length > 0) await keepRejected(rejected);
+  }
+
+  /** Refused rows go to the spill file (stored at the next start); dropped only when that fails too. */
+  async function keepRejected(rejected: Array<{ record: LogRecord; error: unknown }>): Promise<void> {
+    refused += rejected.length;
+    for (const { record, error } of rejected) {
+      logger.warn('log record refused by the store', { ...billingTrace(record), refused, error: String(error) });
+    }
+    if (options.spill) {
+      try {
+        await options.spill(rejected.map((r) => r.record), 'rejected');
+        spilled += rejected.length;
+        return;
+      } catch (error) {
+        logger.warn('could not spill the refused log records', { records: rejected.length, error: String(error) });
+      }
+    }
+    for (const { record, error } of rejected) drop(record, 'rejected', error);
   }
 
   /** Writes full batches; with `all`, the partial last one too (timer, flush, close). */
@@ -210,7 +236,7 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
       if (left.length === 0) return;
       if (options.spill) {
         try {
-          await options.spill(left);
+          await options.spill(left, 'closed');
           spilled += left.length;
           return;
         } catch (error) {
@@ -230,6 +256,9 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
     },
     get spilled() {
       return spilled;
+    },
+    get refused() {
+      return refused;
     },
     get stripped() {
       return stripped;

@@ -9,6 +9,7 @@ import type { LogFilter } from './types.ts';
 import { invalidValue, notFound } from '../../kernel/errors.ts';
 import { defineRoutes } from '../../http/route.ts';
 import { isValidDate } from '../../kernel/time.ts';
+import { storableText } from './storable.ts';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -77,7 +78,7 @@ async function listLogs(store: LogStore, query: URLSearchParams, scope: LogFilte
 /** The detail record, or 404 when it does not exist or belongs to another account than `accountId`. */
 async function logDetail(store: LogStore, id: string, accountId?: string) {
   const detail = await store.get(id);
-  if (!detail || (accountId !== undefined && detail.account_id !== accountId)) throw notFound(`No log with id '${id}'.`, 'log_not_found');
+  if (!detail || (accountId !== undefined && detail.account_id !== storableText(accountId))) throw notFound(`No log with id '${id}'.`, 'log_not_found');
   return detail;
 }
 

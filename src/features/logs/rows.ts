@@ -3,6 +3,7 @@
  * that SQLite and PostgreSQL answer byte-for-byte alike.
  */
 import { addDecimal, decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
+import { storableJson, storableText } from './storable.ts';
 import { BUCKET_MS, logEndpoint } from './types.ts';
 import type { LogAttempt, LogDetail, LogListItem, LogRecord } from './types.ts';
 
@@ -12,7 +13,7 @@ export const LOG_COLUMNS = [
   'endpoint', 'request_tokens', 'response_tokens', 'cached_tokens', 'reasoning_tokens', 'status',
   'http_status', 'error_code', 'error_message', 'latency_ms', 'ttft_ms', 'ip', 'user_agent', 'stream',
   'cache_hit', 'attempts', 'input_cost', 'output_cost', 'currency', 'request', 'response', 'billed',
-  'cache_similarity',
+  'cache_similarity', 'sanitized',
 ] as const;
 
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
@@ -21,20 +22,37 @@ export const LIST_COLUMNS =
 
 /**
  * Coerces a record to what the schema accepts, so one odd value (a float token count, a
- * non-decimal cost) cannot make a whole batch fail over and over.
+ * non-decimal cost) cannot make a whole batch fail over and over, and every text to what both
+ * stores hold (storable.ts): a client's lone surrogate or NUL must never cost the call its row.
+ * `sanitized` says when the stored copy differs from what the gateway saw.
  */
 export function normalizeRecord(r: LogRecord): LogRecord {
+  let changed = false;
+  const text = (v: unknown): string => {
+    const s = str(v);
+    const stored = storableText(s);
+    if (stored !== s) changed = true;
+    return stored;
+  };
+  const optionalText = (v: unknown): string | null => (v == null ? null : text(v));
+  const body = (v: unknown): string | null => {
+    const s = bodyText(v);
+    if (s === null) return null;
+    const stored = storableJson(s);
+    if (stored !== s) changed = true;
+    return stored;
+  };
   // Every field spelled out (no spread of `r`): one object shape for every row, built at a
   // fraction of the cost of copying a record and then overwriting all of its fields.
-  return {
-    id: str(r.id),
+  const row: LogRecord = {
+    id: text(r.id),
     created_at: int(r.created_at),
-    api_key_id: str(r.api_key_id),
-    api_key_name: str(r.api_key_name),
-    account_id: str(r.account_id),
-    group_id: r.group_id ?? null,
-    provider_id: r.provider_id ?? null,
-    model: str(r.model),
+    api_key_id: text(r.api_key_id),
+    api_key_name: text(r.api_key_name),
+    account_id: text(r.account_id),
+    group_id: optionalText(r.group_id),
+    provider_id: optionalText(r.provider_id),
+    model: text(r.model),
     endpoint: logEndpoint(r.endpoint),
     request_tokens: int(r.request_tokens),
     response_tokens: int(r.response_tokens),
@@ -42,23 +60,29 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     reasoning_tokens: int(r.reasoning_tokens),
     status: r.status === 'success' ? 'success' : 'error',
     http_status: int(r.http_status),
-    error_code: r.error_code ?? null,
-    error_message: r.error_message ?? null,
+    error_code: optionalText(r.error_code),
+    error_message: optionalText(r.error_message),
     latency_ms: int(r.latency_ms),
     ttft_ms: r.ttft_ms == null ? null : int(r.ttft_ms),
-    ip: str(r.ip),
-    user_agent: str(r.user_agent),
+    ip: text(r.ip),
+    user_agent: text(r.user_agent),
     stream: Boolean(r.stream),
     cache_hit: Boolean(r.cache_hit),
     cache_similarity: typeof r.cache_similarity === 'number' && Number.isFinite(r.cache_similarity) ? r.cache_similarity : null,
-    attempts: Array.isArray(r.attempts) ? r.attempts : [],
+    attempts: Array.isArray(r.attempts)
+      ? r.attempts.map((a) => ({ ...a, model: text(a?.model), provider: optionalText(a?.provider), error_code: optionalText(a?.error_code) }))
+      : [],
     input_cost: decimal(r.input_cost),
     output_cost: decimal(r.output_cost),
-    currency: str(r.currency) || 'CNY',
-    request: bodyText(r.request),
-    response: bodyText(r.response),
+    currency: text(r.currency) || 'CNY',
+    request: body(r.request),
+    response: body(r.response),
     billed: Boolean(r.billed),
+    sanitized: false,
   };
+  // Kept once set: a record normalized again (a retried batch, a spill file) still says so.
+  row.sanitized = changed || Boolean(r.sanitized);
+  return row;
 }
 
 /** The rollup bucket (15-minute UTC) a record falls in. */
@@ -107,6 +131,7 @@ export function toDetail(row: Record<string, unknown>): LogDetail {
     cache_similarity: row.cache_similarity == null ? null : Number(row.cache_similarity),
     ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
     billed: Boolean(row.billed),
+    sanitized: Boolean(row.sanitized),
     cost: {
       input: decimalToNumber(input, 12),
       output: decimalToNumber(output, 12),

@@ -78,11 +78,15 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     flushIntervalMs: config.flush_interval_ms,
     max: config.queue_max,
     closeTimeoutMs,
-    async spill(records) {
+    async spill(records, reason) {
       const file = await writeSpillFile(spillDir, records);
-      logger.warn('log store unavailable at shutdown: log records saved to a spill file, stored at the next start', {
-        file, records: records.length, flush_timeout_ms: closeTimeoutMs,
-      });
+      if (reason === 'rejected') {
+        logger.error('log records refused by the store: saved to a spill file, tried again at the next start', { file, records: records.length });
+      } else {
+        logger.warn('log store unavailable at shutdown: log records saved to a spill file, stored at the next start', {
+          file, records: records.length, flush_timeout_ms: closeTimeoutMs,
+        });
+      }
     },
     logger,
   });

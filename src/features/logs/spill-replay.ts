@@ -5,14 +5,15 @@
  *
  * A file is deleted only once all its rows are stored; a stop or a crash midway stores it again
  * next time, which the stores ignore per id (rollups included). A record the store refuses while
- * it answers `ping()` (the record is the problem, not the store) is dropped and logged with its
- * billing fields, as the queue does. A file with damaged lines is renamed `*.unreadable` once its
- * good records are stored, and kept for a human.
+ * it answers `ping()` (the record is the problem, not the store) is logged with its billing fields,
+ * counted in `refused`, and written to a new spill file, tried again at the next start (a fixed
+ * gateway stores it); it is dropped only if that file cannot be written. A file with damaged
+ * lines is renamed `*.unreadable` once its good records are stored, and kept for a human.
  */
 import { rename, rm } from 'node:fs/promises';
 import type { Logger } from '../../pipeline/types.ts';
 import { billingTrace } from './billing.ts';
-import { listSpillFiles, readSpillFile, type SpillFileContent } from './spill.ts';
+import { listSpillFiles, readSpillFile, writeSpillFile, type SpillFileContent } from './spill.ts';
 import type { LogRecord, LogStore } from './types.ts';
 
 export interface SpillReplayOptions {
@@ -28,6 +29,8 @@ export interface SpillReplay {
   readonly done: Promise<void>;
   /** Stops retrying; a write in flight is not awaited (its file stays if it did not finish). */
   stop(): void;
+  /** Records the store refused while it answered (kept in a new spill file unless that failed). */
+  readonly refused: number;
 }
 
 /** Starts storing the spill files now in `dir` into `store`. */
@@ -36,6 +39,7 @@ export function replaySpills(store: LogStore, dir: string, logger: Logger, optio
   const retryBase = options.retryBaseMs ?? 1_000;
   const retryMax = options.retryMaxMs ?? 30_000;
   let stopped = false;
+  let refused = 0;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
@@ -47,8 +51,9 @@ export function replaySpills(store: LogStore, dir: string, logger: Logger, optio
     });
   const storeAnswers = () => store.ping().then(() => true, () => false);
 
-  /** With `isolate`, one record per write: only the ones the store refuses are dropped. */
+  /** With `isolate`, one record per write: the ones the store refuses are kept in a new file. */
   async function storeRecords(records: LogRecord[], isolate: boolean): Promise<void> {
+    const rejected: LogRecord[] = [];
     for (let i = 0; i < records.length; i += batchSize) {
       const batch = records.slice(i, i + batchSize);
       if (!isolate) {
@@ -60,8 +65,22 @@ export function replaySpills(store: LogStore, dir: string, logger: Logger, optio
           await store.insertBatch([record]);
         } catch (error) {
           if (!(await storeAnswers())) throw error;
-          logger.warn('spilled log record refused by the store; dropped', { ...billingTrace(record), error: String(error) });
+          logger.error('spilled log record refused by the store', { ...billingTrace(record), error: String(error) });
+          rejected.push(record);
         }
+      }
+    }
+    if (rejected.length > 0) await keepRejected(rejected);
+  }
+
+  async function keepRejected(records: LogRecord[]): Promise<void> {
+    refused += records.length;
+    try {
+      const file = await writeSpillFile(dir, records);
+      logger.error('refused log records kept in a spill file, tried again at the next start', { file, records: records.length });
+    } catch (error) {
+      for (const record of records) {
+        logger.error('spilled log record refused by the store; dropped', { ...billingTrace(record), error: String(error) });
       }
     }
   }
@@ -125,6 +144,9 @@ export function replaySpills(store: LogStore, dir: string, logger: Logger, optio
       stopped = true;
       clearTimeout(timer);
       wake?.();
+    },
+    get refused() {
+      return refused;
     },
   };
 }

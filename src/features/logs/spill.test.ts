@@ -128,22 +128,27 @@ describe('spill replay at start', () => {
     expect(await listSpillFiles(dir)).toEqual([file]);
   });
 
-  it('drops only a record the store refuses while it answers, logging its billing fields', async () => {
+  it('keeps a record the store refuses while it answers in a new spill file for the next start, logging its billing fields', async () => {
     const dataDir = await tempDir();
     const dir = spillDirOf(dataDir);
-    await writeSpillFile(dir, [rec(1), makeRecord({ id: 'req_bad', created_at: NOW, model: 'm9' }), rec(2)]);
+    const file = await writeSpillFile(dir, [rec(1), makeRecord({ id: 'req_bad', created_at: NOW, model: 'm9' }), rec(2)]);
     const real = await sqliteStore(dataDir);
     const store: LogStore = {
       ...real,
       insertBatch: (records) => (records.some((r) => r.id === 'req_bad') ? Promise.reject(new Error('value too long')) : real.insertBatch(records)),
     };
     const { lines, logger } = logs();
-    await replaySpills(store, dir, logger, { retryBaseMs: 5 }).done;
+    const replay = replaySpills(store, dir, logger, { retryBaseMs: 5 });
+    await replay.done;
     expect(await real.get('req_1')).not.toBeNull();
     expect(await real.get('req_2')).not.toBeNull();
-    expect(await listSpillFiles(dir)).toEqual([]);
-    const dropped = lines.filter((l) => l.message === 'spilled log record refused by the store; dropped');
-    expect(dropped.map((l) => l.fields)).toEqual([expect.objectContaining({ id: 'req_bad', model: 'm9', account_id: 'a1', api_key_id: 'k1' })]);
+    expect(replay.refused).toBe(1);
+    const left = await listSpillFiles(dir);
+    expect(left).toHaveLength(1);
+    expect(left[0]).not.toBe(file);
+    expect((await readSpillFile(left[0]!))!.records.map((r) => r.id)).toEqual(['req_bad']);
+    const refused = lines.filter((l) => l.message === 'spilled log record refused by the store');
+    expect(refused.map((l) => l.fields)).toEqual([expect.objectContaining({ id: 'req_bad', model: 'm9', account_id: 'a1', api_key_id: 'k1' })]);
   });
 
   it('stores the readable records of a damaged file and keeps the file, renamed', async () => {

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { openSqliteFile } from '../../store/sqlite-file.ts';
 import { fromScaled, toNano } from '../../kernel/decimal.ts';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
@@ -109,7 +110,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async get(id: string) {
-      const row = ready().get.get(id) as Record<string, unknown> | undefined;
+      const row = ready().get.get(storableText(id)) as Record<string, unknown> | undefined;
       return row ? toDetail(row) : null;
     },
 
@@ -197,7 +198,7 @@ function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
     r.endpoint, r.request_tokens, r.response_tokens, r.cached_tokens, r.reasoning_tokens, r.status,
     r.http_status, r.error_code, r.error_message, r.latency_ms, r.ttft_ms, r.ip, r.user_agent, r.stream ? 1 : 0,
     r.cache_hit ? 1 : 0, JSON.stringify(r.attempts), r.input_cost, r.output_cost, r.currency, r.request, r.response,
-    r.billed ? 1 : 0, r.cache_similarity ?? null, inNano, outNano,
+    r.billed ? 1 : 0, r.cache_similarity ?? null, r.sanitized ? 1 : 0, inNano, outNano,
   ];
 }
 

@@ -80,10 +80,47 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
         cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true,
         cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42,
-        billed: true, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
+        billed: true, sanitized: false, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
       });
       expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null });
       expect(await store.get('log_nope')).toBeNull();
+    });
+
+    it('stores a row whose client text the store cannot hold, with replacements, and says so (the bill stays)', async () => {
+      // Lone surrogates and NUL in every client-controlled text, as escapes in the bodies too, and
+      // numbers outside PostgreSQL's NUMERIC: the row is stored, never refused.
+      const lone = 'hi \ud800 \udc00 \u0000';
+      const stored = 'hi \ufffd \ufffd \ufffd';
+      const record = makeRecord({
+        id: 'log_odd', created_at: Date.parse('2024-03-05T00:00:00Z'), model: `m${lone}`, api_key_name: lone, user_agent: lone,
+        error_code: lone, error_message: lone, group_id: lone, provider_id: lone, ip: lone,
+        request: `{"messages":[{"role":"user","content":${JSON.stringify(lone)}}],"${'\\ud800'}":1,"tiny":1e-20000,"huge":1e131072}`,
+        response: JSON.stringify({ text: lone, pair: '😀' }),
+        attempts: [{ model: lone, provider: lone, status: 200, error_code: lone, latency_ms: 1 }],
+        input_cost: '0.5', output_cost: '0.25',
+      });
+      await store.insertBatch([record]);
+      const got = await store.get('log_odd');
+      expect(got).toMatchObject({
+        model: `m${stored}`, api_key_name: stored, user_agent: stored, error_code: stored, error_message: stored,
+        group_id: stored, provider: stored, ip: stored, sanitized: true, billed: true,
+        request: { messages: [{ role: 'user', content: stored }], '\ufffd': 1, tiny: 0, huge: null },
+        response: { text: stored, pair: '😀' },
+        attempts: [{ model: stored, provider: stored, status: 200, error_code: stored, latency_ms: 1 }],
+      });
+      // The original text finds the row (filters replace as the rows were stored), and the bill counts.
+      expect((await store.list({ model: `m${lone}` }, 1, 10)).items.map((i) => i.id)).toEqual(['log_odd']);
+      const cost = await costStats(store, q({ start_date: '2024-03-05', end_date: '2024-03-05' }));
+      expect(cost.summary).toEqual({ total_input_cost: 0.5, total_output_cost: 0.25, total_cost: 0.75 });
+      expect((await store.get('log_A'))!.sanitized).toBe(false);
+    });
+
+    it('answers filters and ids holding NUL or lone surrogates (no match, never an error)', async () => {
+      for (const value of ['\u0000', 'k1\u0000', '\ud800', '\udfff\ud800']) {
+        expect(await store.list({ model: value, api_key_id: value, account_id: value }, 1, 10)).toEqual({ items: [], total: 0 });
+        expect(await store.get(value)).toBeNull();
+        expect(await store.rollup(0, Date.parse('2030-01-01'), { account_id: value, api_key_id: value }, 'model')).toEqual([]);
+      }
     });
 
     it('ignores a duplicate id: one ledger row and one count in the statistics', async () => {

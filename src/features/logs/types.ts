@@ -66,6 +66,11 @@ export interface LogRecord {
   response: string | null;
   /** Whether the call counts for billing; only billed calls add to cost statistics. */
   billed: boolean;
+  /**
+   * Set by the store (storable.ts): some text held what a store cannot (NUL, a lone surrogate, a
+   * number outside NUMERIC) and the stored copy has a replacement there. Absent: false.
+   */
+  sanitized?: boolean;
 }
 
 /** Filters of the log list (spec 4.5); times in ms, both bounds inclusive. */
@@ -125,6 +130,8 @@ export interface LogDetail {
   cache_similarity: number | null;
   ttft_ms: number | null;
   billed: boolean;
+  /** The stored text differs from what the gateway saw: NUL and lone surrogates became U+FFFD (see README "Call logs"). */
+  sanitized: boolean;
   /** Amounts as JSON numbers (exact decimal strings are in the store). */
   cost: { input: number; output: number; total: number; currency: string };
 }

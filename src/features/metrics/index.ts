@@ -26,6 +26,9 @@ export function installMetrics(ctx: FeatureContext, logs: LogService): Installed
   metrics.gauge('log_queue_depth', 'Call-log records waiting to be written.', () => logs.queue.depth);
   // A counter: the group keeps an exited worker's count (a gauge's would drop out of the sum).
   metrics.counter('log_queue_dropped_total', 'Call-log records dropped (queue full or refused).', () => logs.queue.dropped);
+  // Rows a store refused while it answered (a value it cannot hold): a served call whose row did not
+  // land. They are kept in a spill file, not dropped, but each one is a bug to look at.
+  metrics.counter('log_rows_refused_total', 'Call-log rows the store refused while it answered (kept in a spill file, tried again at the next start).', () => logs.queue.refused + logs.replay.refused);
   // A refused gateway.yaml edit keeps the old config serving and every probe green, while each new
   // pod (scale-up, eviction) crash-loops on it: these let an alert catch it first. Across workers,
   // one that refused counts (min) and the latest attempt (max).
