@@ -11,6 +11,7 @@ import { installConsole } from '../features/console/index.ts';
 import { installInference } from '../features/inference/index.ts';
 import { installKeys } from '../features/keys/index.ts';
 import { installLogs } from '../features/logs/index.ts';
+import { installMessages } from '../features/messages/index.ts';
 import { installMetrics } from '../features/metrics/index.ts';
 import { installModels } from '../features/models/index.ts';
 import { installNotifications } from '../features/notifications/index.ts';
@@ -47,6 +48,7 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
   add(installConsole(ctx, oauth.provider)); // signs in through the OAuth server
   add(installResponses(ctx));
   add(installInference(ctx));
+  add(installMessages(ctx)); // the Messages API (Anthropic's SDK, coding agents)
   add(installModels());
   add(installSystem());
   return installed;

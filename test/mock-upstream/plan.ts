@@ -16,10 +16,21 @@ export interface Normalized {
   toolResult?: string;
   /** Trailing assistant text to continue (prefill). */
   prefix?: string;
+  /** Stop sequences: the answer ends before the first one it contains. */
+  stop?: string[];
+  /** The completion limit: the answer is cut to this many words. */
+  maxTokens?: number;
+  /** Thinking asked for (vendor_b): the answer starts with a signed thinking block. */
+  thinking?: boolean;
 }
 
 export interface Plan {
   text: string;
+  /** Why a text answer ended: its end, a stop sequence (`stopSequence`), or the completion limit. */
+  finish?: 'stop' | 'stop_sequence' | 'length';
+  stopSequence?: string;
+  /** The reasoning of a thinking answer, and its signature. */
+  thinking?: { text: string; signature: string };
   toolCall?: { id: string; name: string; arguments: string };
   usage: { prompt: number; completion: number };
 }
@@ -37,7 +48,16 @@ export function planAnswer(request: Normalized, behavior: Behavior, counter: num
   if (request.images && behavior.reply === undefined && request.toolResult === undefined) text += ` (+${request.images} image)`;
   // Prefill: answer only what follows the prefix, as a real model continuing it would.
   if (request.prefix && text.startsWith(request.prefix)) text = text.slice(request.prefix.length);
-  return { text, usage: { prompt, completion: countTokens(text) } };
+  const plan: Plan = { text, usage: { prompt, completion: countTokens(text) } };
+  const stopAt = (request.stop ?? []).map((s) => ({ s, at: text.indexOf(s) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+  if (stopAt) Object.assign(plan, { text: text.slice(0, stopAt.at), finish: 'stop_sequence', stopSequence: stopAt.s });
+  if (request.maxTokens !== undefined && countTokens(plan.text) > request.maxTokens) {
+    plan.text = plan.text.split(/(?<= )/).slice(0, request.maxTokens).join('');
+    plan.finish = 'length';
+  }
+  plan.usage.completion = countTokens(plan.text);
+  if (request.thinking) plan.thinking = { text: `Thinking about: ${request.lastUser}`, signature: `sig-mock${counter}` };
+  return plan;
 }
 
 /** Split a text into the stream's content pieces (words with their trailing space). */
