@@ -42,7 +42,9 @@ export function planAnswer(request: Normalized, behavior: Behavior, counter: num
   const prompt = countTokens(request.lastUser);
   if (request.toolResult === undefined && request.tools.length && behavior.reply === undefined) {
     const args = JSON.stringify({ city: request.lastUser });
-    return { text: '', toolCall: { id: `call_mock${counter}`, name: request.tools[0], arguments: args }, usage: { prompt, completion: 5 } };
+    const plan: Plan = { text: '', toolCall: { id: `call_mock${counter}`, name: request.tools[0], arguments: args }, usage: { prompt, completion: 5 } };
+    if (request.thinking) plan.thinking = { text: `Thinking about: ${request.lastUser}`, signature: `sig-mock${counter}` };
+    return plan;
   }
   let text = behavior.reply ?? (request.toolResult !== undefined ? `Tool said: ${request.toolResult}` : `Echo: ${request.lastUser}`);
   if (request.images && behavior.reply === undefined && request.toolResult === undefined) text += ` (+${request.images} image)`;
