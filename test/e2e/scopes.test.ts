@@ -28,7 +28,15 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/chat/completions': { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   'POST /api/v1/responses': { model: 'gpt-4o-mini', input: 'hi' },
   'POST /api/v1/embeddings': { model: 'gpt-4o-mini', input: 'hi' },
+  'POST /api/v1/messages': { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+  'POST /api/v1/messages/count_tokens': { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
 };
+
+/** The gateway's error code; the Messages API's shape has none, so its scope refusal is read from the message. */
+function codeOf(answer: any): string | undefined {
+  if (answer?.type === 'error') return /lacks the scope/.test(answer.error?.message ?? '') ? 'insufficient_scope' : undefined;
+  return answer?.error?.code;
+}
 
 let upstream: MockUpstream;
 let gw: TestGateway & { base: string };
@@ -55,7 +63,7 @@ async function call(route: string, credential: string) {
     body,
   });
   const text = await response.text();
-  return { status: response.status, code: (text.startsWith('{') ? JSON.parse(text)?.error?.code : undefined) as string | undefined };
+  return { status: response.status, code: text.startsWith('{') ? codeOf(JSON.parse(text)) : undefined };
 }
 
 const keys = (method: string, path: string, body: unknown, credential: string) => api({ url: gw.base }, method, path, body, credential);
