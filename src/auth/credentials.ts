@@ -22,9 +22,13 @@ declare module '../pipeline/services.ts' {
   }
 }
 
+/**
+ * The caller's credential: `Authorization: Bearer`, else `x-api-key` (what the Anthropic SDK and
+ * coding agents send). Either way a gateway key or OAuth token, never passed upstream.
+ */
 export function bearerToken(request: Request): string | null {
   const header = request.headers.get('authorization');
-  if (!header) return null;
+  if (!header) return request.headers.get('x-api-key')?.trim() || null;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return match ? match[1].trim() : null;
 }

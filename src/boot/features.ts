@@ -12,6 +12,7 @@ import { installGenerateContent } from '../features/generate-content/index.ts';
 import { installInference } from '../features/inference/index.ts';
 import { installKeys } from '../features/keys/index.ts';
 import { installLogs } from '../features/logs/index.ts';
+import { installMessages } from '../features/messages/index.ts';
 import { installMetrics } from '../features/metrics/index.ts';
 import { installModels } from '../features/models/index.ts';
 import { installNotifications } from '../features/notifications/index.ts';
@@ -49,6 +50,7 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
   add(installResponses(ctx));
   add(installInference(ctx));
   add(installGenerateContent(ctx));
+  add(installMessages(ctx)); // the Messages API (Anthropic's SDK, coding agents)
   add(installModels());
   add(installSystem());
   return installed;

@@ -35,6 +35,15 @@ export const MIN_THINKING_BUDGET = 1024;
 /** Thinking budget per `reasoning_effort` (`none`: no thinking, the API's default). */
 const THINKING_BUDGET: Record<string, number> = { minimal: MIN_THINKING_BUDGET, low: 2048, medium: 8192, high: 16384 };
 
+/**
+ * The table the other way (the Messages ingress to a chat upstream): the least effort whose
+ * budget covers `budget` tokens, else the highest.
+ */
+export function effortForThinkingBudget(budget: number): string {
+  for (const [effort, tokens] of Object.entries(THINKING_BUDGET)) if (budget <= tokens) return effort;
+  return 'high';
+}
+
 function imageBlock(url: string, param: string): Block {
   const data = parseDataUrl(url);
   if (data) {

@@ -29,11 +29,37 @@ const STOP_REASONS: Record<string, FinishReason> = {
 export const mapStopReason = (reason: string | null | undefined): FinishReason | null =>
   reason ? (own(STOP_REASONS, reason) ?? 'stop') : null;
 
+/**
+ * The other way (the Messages ingress answering from a chat upstream): each finish reason's stop
+ * reason, the first the table above maps to it. A stop on one of the client's sequences is not
+ * told apart from the end of the turn by chat upstreams: `end_turn`.
+ */
+const FINISH_REASONS: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  content_filter: 'refusal',
+};
+
+export const stopReasonFor = (finish: FinishReason | null | undefined): string => (finish ? (own(FINISH_REASONS, finish) ?? 'end_turn') : 'end_turn');
+
 /** Cache reads and writes are part of the prompt in OpenAI terms; reads are its cached share. */
 export function mapUsage(usage: AnthropicUsage): Usage {
   const cached = usage.cache_read_input_tokens ?? 0;
   const prompt = (usage.input_tokens ?? 0) + cached + (usage.cache_creation_input_tokens ?? 0);
   return makeUsage(prompt, usage.output_tokens ?? 0, { cached });
+}
+
+/** mapUsage the other way: the cached share of the prompt is its cache reads (writes are not told apart). */
+export function usageFor(usage: Usage | null | undefined): Required<AnthropicUsage> {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+    output_tokens: usage?.completion_tokens ?? 0,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: 0,
+  };
 }
 
 interface ContentBlock {

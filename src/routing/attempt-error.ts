@@ -4,6 +4,7 @@
  */
 import { upstreamRateLimited, upstreamRefusal, upstreamUnavailable, type GatewayError } from '../kernel/errors.ts';
 import type { UpstreamErrorInfo } from '../providers/types.ts';
+import { carryNativeError } from '../providers/native.ts';
 
 export class AttemptError extends Error {
   /** Which deadline ran out, for a timeout (`connect`, `first_token`, `idle`, `total`). */
@@ -65,8 +66,15 @@ export function networkAttemptError(error: unknown, timedOut: boolean, what = 'c
   return attempt;
 }
 
-/** What the client sees when the last attempt failed this way (never the upstream's key). */
+/**
+ * What the client sees when the last attempt failed this way (never the upstream's key). A client
+ * of the upstream's own wire format also gets its error answer as it came (src/providers/native.ts).
+ */
 export function toClientError(error: AttemptError): GatewayError {
+  return carryNativeError(error, clientError(error));
+}
+
+function clientError(error: AttemptError): GatewayError {
   const { info } = error;
   if (info.status === 429) {
     const seconds = error.retryAfterMs ? Math.ceil(error.retryAfterMs / 1000) : 1;

@@ -24,6 +24,7 @@ import type { Timeouts } from '../config/types.ts';
 import { serviceUnavailable } from '../kernel/errors.ts';
 import type { AttemptTrace, RequestTrace } from '../kernel/tracing.ts';
 import { defaultMaxTokensFor } from './fit.ts';
+import { attachNativeAnswer, attachNativeError, keepNativeEvents, nativeFor, nativeRequestOf } from '../providers/native.ts';
 
 export interface AttemptInput {
   request: ChatRequest;
@@ -151,9 +152,22 @@ async function send(input: AttemptInput, built: UpstreamRequest, timer: Deadline
     const text = await reply.body.text().catch(() => '');
     const info = adapter.parseError(reply.status, text) as ReturnType<ProviderAdapter['parseError']> & { retryAfterMs?: number };
     // The header wins; some formats (generateContent's RetryInfo) put the wait in the body instead.
-    throw httpAttemptError(info, parseRetryAfter(reply.headers['retry-after']) ?? info.retryAfterMs);
+    const error = httpAttemptError(info, parseRetryAfter(reply.headers['retry-after']) ?? info.retryAfterMs);
+    // A client of this wire format gets the upstream's own error answer (src/providers/native.ts).
+    if (nativeFor(input.request, adapter.type)) attachNativeError(error, { status: reply.status, body: text, headers: dialectHeaders(reply.headers) });
+    throw error;
   }
   return reply;
+}
+
+/** The headers of an upstream error answer a client of its format relies on (when and whether to retry). */
+function dialectHeaders(headers: UpstreamReply['headers']): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ['retry-after', 'x-should-retry']) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = Array.isArray(value) ? value[0]! : String(value);
+  }
+  return kept;
 }
 
 /** A 200 whose body is no JSON answer (cut, garbled, or endless): the upstream failed, say so. */
@@ -176,6 +190,9 @@ async function readJson(body: UpstreamReply['body']): Promise<unknown> {
  * as an upstream failure: no upstream was called (try-targets.ts passes to the next target).
  */
 function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): UpstreamRequest {
+  // A native body holding what the chat translation cannot carry goes to its own format only.
+  const refusal = nativeRequestOf(request)?.refusal;
+  if (refusal && !nativeFor(request, adapter.type)) throw refusal;
   const required = adapter.requiresMaxTokens === true;
   const defaultMaxTokens = defaultMaxTokensFor(request, target, required);
   // A configured default reaches a format that takes the request's own limit as that limit.
@@ -196,6 +213,7 @@ export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
     const body = await readJson(reply.body);
     trace?.answered(body); // before the adapter renames its model to the client's, in place
     const completion = input.adapter.parseResponse(body, input.target);
+    if (nativeFor(input.request, input.adapter.type)) attachNativeAnswer(completion, body);
     trace?.used(completion.usage);
     return completion;
   } catch (error) {
@@ -241,7 +259,9 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const built = buildFor(input, true);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
   const trace = input.trace?.beginAttempt(input.target);
-  const translator = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
+  const adapted = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
+  // Only for a native request: chat clients pay nothing per event.
+  const translator = nativeFor(input.request, input.adapter.type) ? keepNativeEvents(adapted) : adapted;
   timer.armFirstToken(input.timeouts.first_token);
   let source: AsyncGenerator<ChatChunk[]>;
   try {

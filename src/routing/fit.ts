@@ -58,7 +58,8 @@ function promptBound(body: ChatRequest): number {
   return chars + 3;
 }
 
-const estimatePrompt = (body: ChatRequest) => estimatePromptTokens(body.messages) + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
+/** The prompt's estimated tokens, tools included (also what the Messages ingress's count_tokens answers without an upstream count). */
+export const estimatePrompt = (body: ChatRequest) => estimatePromptTokens(body.messages) + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
 
 /**
  * Where the upstream step keeps the completion allowance chosen for a request that names none: a

@@ -29,15 +29,21 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/responses': { model: 'gpt-4o-mini', input: 'hi' },
   'POST /api/v1/embeddings': { model: 'gpt-4o-mini', input: 'hi' },
   'POST /api/v1beta/models/:model': { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  'POST /api/v1/messages': { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+  'POST /api/v1/messages/count_tokens': { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
 };
 
 /** Paths whose parameters are not a plain id: generateContent names its method after the model. */
 const PATHS: Record<string, string> = { 'POST /api/v1beta/models/:model': '/api/v1beta/models/gpt-4o-mini:generateContent' };
 
-/** An error's code: the OpenAI shape's `code`, or Google's ErrorInfo `reason` (`code` is the HTTP status there). */
-function errorCode(body: { error?: { code?: unknown; details?: Array<{ reason?: string }> } } | undefined): string | undefined {
+/**
+ * An error's code: the OpenAI shape's `code`; Google's ErrorInfo `reason` (`code` is the HTTP
+ * status there); the Messages API's shape has none, so its scope refusal is read from the message.
+ */
+function errorCode(body: any): string | undefined {
+  if (body?.type === 'error') return /lacks the scope/.test(body.error?.message ?? '') ? 'insufficient_scope' : undefined;
   const code = body?.error?.code;
-  return typeof code === 'string' ? code : body?.error?.details?.find((detail) => detail.reason)?.reason;
+  return typeof code === 'string' ? code : body?.error?.details?.find((detail: { reason?: string }) => detail.reason)?.reason;
 }
 
 let upstream: MockUpstream;

@@ -21,8 +21,8 @@ function normalize(body: any, url: URL, model: string): Normalized {
     tools: (body?.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name)),
     toolResult: result === undefined ? undefined : typeof result.output === 'string' ? result.output : JSON.stringify(result),
     prefix: last?.role === 'model' ? textOf(last.parts) : undefined,
-    maxTokens: body?.generationConfig?.maxOutputTokens,
     stop: body?.generationConfig?.stopSequences,
+    maxTokens: body?.generationConfig?.maxOutputTokens,
   };
 }
 
@@ -31,8 +31,6 @@ const usageOf = (plan: { usage: { prompt: number; completion: number } }) => ({
   candidatesTokenCount: plan.usage.completion,
   totalTokenCount: plan.usage.prompt + plan.usage.completion,
 });
-
-const finishOf = (reason: string | undefined) => (reason === 'length' ? 'MAX_TOKENS' : 'STOP');
 
 export const generateFormat: Format = {
   name: 'vendor_c',
@@ -46,7 +44,8 @@ export const generateFormat: Format = {
   },
   json(plan, request) {
     const parts = plan.toolCall ? [{ functionCall: { name: plan.toolCall.name, args: JSON.parse(plan.toolCall.arguments) } }] : [{ text: plan.text }];
-    return { candidates: [{ content: { role: 'model', parts }, finishReason: finishOf(plan.finish), index: 0 }], usageMetadata: usageOf(plan), modelVersion: request.model };
+    const finishReason = plan.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
+    return { candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }], usageMetadata: usageOf(plan), modelVersion: request.model };
   },
   writer(send, request, plan) {
     const response = (parts: object[], finish?: string) => ({
@@ -58,7 +57,7 @@ export const generateFormat: Format = {
       start() {},
       text: (piece) => send(null, response([{ text: piece }])),
       tool: (call) => send(null, response([{ functionCall: { name: call.name, args: JSON.parse(call.arguments) } }])),
-      finish: (reason) => send(null, response([{ text: '' }], finishOf(reason))),
+      finish: (reason) => send(null, response([{ text: '' }], reason === 'length' ? 'MAX_TOKENS' : 'STOP')),
       end() {},
     };
   },

@@ -26,8 +26,8 @@ export function normalizeChat(body: any, model: string): Normalized {
     tools: (body?.tools ?? []).map((t: any) => t.function?.name),
     toolResult: last?.role === 'tool' ? textOf(last.content) : undefined,
     prefix: last?.role === 'assistant' && !last.tool_calls ? textOf(last.content) : undefined,
-    maxTokens: body?.max_completion_tokens ?? body?.max_tokens,
     stop: typeof body?.stop === 'string' ? [body.stop] : body?.stop,
+    maxTokens: body?.max_completion_tokens ?? body?.max_tokens,
   };
 }
 
@@ -56,7 +56,7 @@ function openaiFormat(name: string, match: (path: string) => string | null | und
       if (plan.toolCall) message.tool_calls = [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }];
       return {
         id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: request.model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: plan.toolCall ? 'tool_calls' : (plan.finish ?? 'stop') }],
+        choices: [{ index: 0, message, logprobs: null, finish_reason: plan.toolCall ? 'tool_calls' : plan.finish === 'length' ? 'length' : 'stop' }],
         usage: { prompt_tokens: plan.usage.prompt, completion_tokens: plan.usage.completion, total_tokens: plan.usage.prompt + plan.usage.completion },
         system_fingerprint: 'fp_mock',
       };
@@ -78,7 +78,7 @@ function openaiFormat(name: string, match: (path: string) => string | null | und
           for (const part of [call.arguments.slice(0, half), call.arguments.slice(half)]) send(null, chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
         },
         finish(reason) {
-          send(null, chunk({}, reason));
+          send(null, chunk({}, reason === 'stop_sequence' ? 'stop' : reason));
           const usage = { prompt_tokens: plan.usage.prompt, completion_tokens: plan.usage.completion, total_tokens: plan.usage.prompt + plan.usage.completion };
           if (includeUsage) send(null, { id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage });
         },

@@ -6,10 +6,13 @@ export interface StreamWriter {
   start(): void;
   text(piece: string): void;
   tool(call: NonNullable<Plan['toolCall']>): void;
-  finish(reason: 'stop' | 'tool_calls' | 'length'): void;
+  finish(reason: FinishReason): void;
   /** The format's own end marker (none for generateContent). */
   end(): void;
 }
+
+/** Why the answer ended, as the shared loop tells the writer. */
+export type FinishReason = 'stop' | 'tool_calls' | 'stop_sequence' | 'length';
 
 /** `send(event, data)`: one SSE frame; `data` is JSON-encoded unless it is a string. */
 export type Send = (event: string | null, data: unknown) => void;

@@ -16,19 +16,23 @@ export interface Normalized {
   toolResult?: string;
   /** Trailing assistant text to continue (prefill). */
   prefix?: string;
-  /** The completion limit, in the mock's tokens (words): a longer answer stops there (`length`). */
-  maxTokens?: number;
-  /** Stop sequences: the answer ends before the first one it would contain. */
+  /** Stop sequences: the answer ends before the first one it contains. */
   stop?: string[];
+  /** The completion limit: the answer is cut to this many words. */
+  maxTokens?: number;
+  /** Thinking asked for (vendor_b): the answer starts with a signed thinking block. */
+  thinking?: boolean;
 }
 
 export interface Plan {
   text: string;
+  /** Why a text answer ended: its end, a stop sequence (`stopSequence`), or the completion limit. */
+  finish?: 'stop' | 'stop_sequence' | 'length';
+  stopSequence?: string;
+  /** The reasoning of a thinking answer, and its signature. */
+  thinking?: { text: string; signature: string };
   toolCall?: { id: string; name: string; arguments: string };
   usage: { prompt: number; completion: number };
-  /** Why a text answer ended: its end, a stop sequence (`stopSequence` names it), or the limit. */
-  finish?: 'stop' | 'length';
-  stopSequence?: string;
 }
 
 /** Rough token count: words, enough for usage figures that add up. */
@@ -38,24 +42,23 @@ export function planAnswer(request: Normalized, behavior: Behavior, counter: num
   const prompt = countTokens(request.lastUser);
   if (request.toolResult === undefined && request.tools.length && behavior.reply === undefined) {
     const args = JSON.stringify({ city: request.lastUser });
-    return { text: '', toolCall: { id: `call_mock${counter}`, name: request.tools[0], arguments: args }, usage: { prompt, completion: 5 } };
+    const plan: Plan = { text: '', toolCall: { id: `call_mock${counter}`, name: request.tools[0], arguments: args }, usage: { prompt, completion: 5 } };
+    if (request.thinking) plan.thinking = { text: `Thinking about: ${request.lastUser}`, signature: `sig-mock${counter}` };
+    return plan;
   }
   let text = behavior.reply ?? (request.toolResult !== undefined ? `Tool said: ${request.toolResult}` : `Echo: ${request.lastUser}`);
   if (request.images && behavior.reply === undefined && request.toolResult === undefined) text += ` (+${request.images} image)`;
   // Prefill: answer only what follows the prefix, as a real model continuing it would.
   if (request.prefix && text.startsWith(request.prefix)) text = text.slice(request.prefix.length);
-  const plan: Plan = { text, usage: { prompt, completion: 0 }, finish: 'stop' };
-  const stopAt = (request.stop ?? []).map((stop) => ({ stop, at: text.indexOf(stop) })).filter((s) => s.at >= 0).sort((a, b) => a.at - b.at)[0];
-  if (stopAt) {
-    plan.text = text.slice(0, stopAt.at);
-    plan.stopSequence = stopAt.stop;
-  }
+  const plan: Plan = { text, usage: { prompt, completion: countTokens(text) } };
+  const stopAt = (request.stop ?? []).map((s) => ({ s, at: text.indexOf(s) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+  if (stopAt) Object.assign(plan, { text: text.slice(0, stopAt.at), finish: 'stop_sequence', stopSequence: stopAt.s });
   if (request.maxTokens !== undefined && countTokens(plan.text) > request.maxTokens) {
     plan.text = plan.text.split(/(?<= )/).slice(0, request.maxTokens).join('');
     plan.finish = 'length';
-    plan.stopSequence = undefined;
   }
   plan.usage.completion = countTokens(plan.text);
+  if (request.thinking) plan.thinking = { text: `Thinking about: ${request.lastUser}`, signature: `sig-mock${counter}` };
   return plan;
 }
 

@@ -11,7 +11,7 @@ import { behaviorFromModel, type Behavior } from './behavior.ts';
 import type { Format } from './format.ts';
 import { compatFormat, continuesPrefix, deploymentFormat } from './format-openai.ts';
 import { generateFormat } from './format-generate.ts';
-import { messagesFormat } from './format-messages.ts';
+import { countMessagesTokens, messagesFormat } from './format-messages.ts';
 import { MOCK_STREAM_ERROR, sendBrokenStream, sendJsonAnswer } from './faults.ts';
 import { countTokens, piecesOf, planAnswer } from './plan.ts';
 import { embeddingAnswer, embeddingInputs, matchEmbeddingRoute } from './embeddings.ts';
@@ -100,6 +100,13 @@ export async function startMockUpstream(options: { port?: number; host?: string 
       const contents: any[] = body.contents ?? body.generateContentRequest?.contents ?? [];
       const text = contents.flatMap((c) => c.parts ?? []).map((p: any) => p.text ?? '').join(' ');
       return sendJson(res, 200, { totalTokens: countTokens(text) });
+    }
+    if (req.method === 'POST' && url.pathname.endsWith('/v1/messages/count_tokens')) {
+      record.format = 'vendor_b';
+      record.model = String(body.model ?? '');
+      const authProblem = messagesFormat.checkAuth(req.headers, url);
+      if (authProblem) return sendJson(res, 401, messagesFormat.errorBody(401, authProblem));
+      return sendJson(res, 200, { input_tokens: countMessagesTokens(body) });
     }
     let format: Format | undefined;
     let pathModel: string | null | undefined;

@@ -3,13 +3,17 @@
  * identifiers this caller may route to, i.e. active model configs and `provider/model` names of
  * active providers, filtered by the key's and the group's model allow-lists. `GET
  * /api/v1/models/{id}` (`client.models.retrieve`) answers one of them, or 404 `model_not_found`
- * for any id not in the caller's list, existing or not.
+ * for any id not in the caller's list, existing or not. With `anthropic-version`, both answer in
+ * the Messages API's format (anthropic-list.ts).
  */
 import { modelAllowed } from '../../auth/model-patterns.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import { defineRoutes } from '../../http/route.ts';
 import { modelNotFound } from '../../kernel/errors.ts';
+import { anthropicErrorResponse } from '../messages/errors.ts';
+import { createRequestId } from '../../kernel/request-id.ts';
+import { anthropicModel, anthropicPage, wantsAnthropicShape } from './anthropic-list.ts';
 
 interface ModelEntry {
   id: string;
@@ -59,20 +63,27 @@ export const modelListRoutes = defineRoutes([
     method: 'GET',
     path: '/api/v1/models',
     access: 'key',
-    handler({ runtime, principal }) {
+    handler({ runtime, principal, request, query }) {
       const snapshot = runtime.current();
-      return { object: 'list', data: routableModels(snapshot).filter((m) => permitted(principal, snapshot, m.id)) };
+      const data = routableModels(snapshot).filter((m) => permitted(principal, snapshot, m.id));
+      // Anthropic's SDK and coding agents discover models in their own list format.
+      if (wantsAnthropicShape(request)) return anthropicPage(snapshot, data, query);
+      return { object: 'list', data };
     },
   },
   {
     method: 'GET',
     path: '/api/v1/models/:id',
     access: 'key',
-    handler({ runtime, principal, params }) {
+    handler({ runtime, principal, params, request }) {
       const snapshot = runtime.current();
       const entry = routableModel(snapshot, params.id);
-      if (!entry || !permitted(principal, snapshot, entry.id)) throw modelNotFound(params.id);
-      return entry;
+      const anthropic = wantsAnthropicShape(request);
+      if (!entry || !permitted(principal, snapshot, entry.id)) {
+        if (anthropic) return anthropicErrorResponse(modelNotFound(params.id), createRequestId(), {});
+        throw modelNotFound(params.id);
+      }
+      return anthropic ? anthropicModel(snapshot, entry) : entry;
     },
   },
 ]);
