@@ -90,7 +90,7 @@ export function parseGeminiResponse(body: unknown, target: Target): ChatCompleti
     usage: mapUsage(response.usageMetadata),
   };
   // A generateContent client gets this body itself (native.ts).
-  return attachNativeAnswer(completion, body);
+  return attachNativeAnswer(completion, body, 'vendor_c');
 }
 
 /** Stateful per stream: whether the role went out, tool-call indexes, the latest usage. */
@@ -151,7 +151,7 @@ export function createGeminiTranslator(target: Target, options: { includeUsage: 
       const out = onResponse(parsed);
       // A generateContent client gets the event itself (native.ts): on its first chunk, which
       // always has a choice (the usage chunk, which observers may drop, comes last).
-      if (out.length) attachNativeAnswer(out[0]!, parsed);
+      if (out.length) attachNativeAnswer(out[0]!, parsed, 'vendor_c');
       return out;
     },
   };

@@ -35,6 +35,8 @@ const kNativeAnswer = Symbol.for('gateway.nativeAnswer');
 const kNativeEvents = Symbol('gateway.nativeEvents');
 const kNativeError = Symbol('gateway.nativeError');
 
+type Answered = { [kNativeAnswer]?: { format: string; raw: unknown } };
+
 /** Marks `request` (not enumerable: see the note at the top); returns it. */
 export function withNativeRequest<T extends ChatRequest>(request: T, native: NativeRequest): T {
   Object.defineProperty(request, kNativeRequest, { value: native, enumerable: false, configurable: true });
@@ -52,15 +54,18 @@ export function nativeFor(request: ChatRequest, adapterType: string): NativeRequ
 
 /**
  * Attaches the upstream's own JSON (a whole answer, or one generateContent stream event) to what
- * was parsed from it (a symbol: never serialised); returns it.
+ * was parsed from it, with the wire format it is in (a symbol: never serialised); returns it.
  */
-export function attachNativeAnswer<T extends object>(parsed: T, raw: unknown): T {
-  (parsed as { [kNativeAnswer]?: unknown })[kNativeAnswer] = raw;
+export function attachNativeAnswer<T extends object>(parsed: T, raw: unknown, format: string): T {
+  (parsed as Answered)[kNativeAnswer] = { format, raw };
   return parsed;
 }
 
-/** The upstream's raw JSON behind a completion or chunk, when a native upstream produced it. */
-export const nativeAnswerOf = (parsed: object): unknown => (parsed as { [kNativeAnswer]?: unknown })[kNativeAnswer];
+/** The upstream's raw JSON behind a completion or chunk, when an upstream of `format` produced it. */
+export function nativeAnswerOf(parsed: object, format: string): unknown {
+  const answer = (parsed as Answered)[kNativeAnswer];
+  return answer?.format === format ? answer.raw : undefined;
+}
 
 /**
  * The upstream's own events that a chunk stands for: on every chunk of a native stream (an

@@ -213,7 +213,7 @@ export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
     const body = await readJson(reply.body);
     trace?.answered(body); // before the adapter renames its model to the client's, in place
     const completion = input.adapter.parseResponse(body, input.target);
-    if (nativeFor(input.request, input.adapter.type)) attachNativeAnswer(completion, body);
+    if (nativeFor(input.request, input.adapter.type)) attachNativeAnswer(completion, body, input.adapter.type);
     trace?.used(completion.usage);
     return completion;
   } catch (error) {

@@ -57,7 +57,7 @@ export function asNative(ctx: GatewayContext, raw: unknown, id: string): Record<
 }
 
 export function generateResponse(ctx: GatewayContext, completion: ChatCompletion): Record<string, unknown> {
-  const raw = nativeAnswerOf(completion);
+  const raw = nativeAnswerOf(completion, 'vendor_c');
   if (raw !== undefined) return asNative(ctx, raw, completion.id);
   const choice = completion.choices[0];
   const message = choice?.message;

@@ -32,7 +32,7 @@ export class GenerateEvents {
     const events: GenerateEvent[] = [];
     for (const chunk of batch) {
       this.responseId ||= chunk.id;
-      const raw = nativeAnswerOf(chunk);
+      const raw = nativeAnswerOf(chunk, 'vendor_c');
       if (raw !== undefined) {
         // Every chunk of one upstream event carries it: the event goes out once.
         if (raw !== this.lastNative) events.push(asNative(this.ctx, raw, this.responseId));

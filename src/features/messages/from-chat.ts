@@ -25,7 +25,7 @@ export function toolInput(text: string): Record<string, unknown> {
 
 /** The message for `completion`, with `model` as the client wrote it. */
 export function messageFromCompletion(completion: ChatCompletion, model: string): AnthropicMessage {
-  const native = nativeAnswerOf(completion) as AnthropicMessage | undefined;
+  const native = nativeAnswerOf(completion, 'vendor_b') as AnthropicMessage | undefined;
   if (native && typeof native === 'object') return Object.assign({}, native, { model });
   const choice = completion.choices[0];
   const message = choice?.message;
