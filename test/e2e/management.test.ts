@@ -212,6 +212,19 @@ describe('ids in the path', () => {
     }
   });
 
+  it('a model whose id holds `${` (written `$${` in the file) is created, read, updated and deleted', async () => {
+    for (const id of ['tpl-${HOME}', '${GATEWAY_MASTER_KEY}', 'a$${b', 'open-${']) {
+      const path = `/v1/admin/models/${encodeURIComponent(id)}`;
+      expect(await call('POST', '/v1/admin/models', { id, provider: 'mock' })).toMatchObject({ status: 201, body: { id } });
+      expect(await call('GET', path)).toMatchObject({ status: 200, body: { id, object: 'model' } });
+      expect(await call('PUT', path, { name: 'Renamed' })).toMatchObject({ status: 200, body: { id, name: 'Renamed' } });
+      expect((await call('GET', '/v1/admin/models')).body.data.filter((m: any) => m.id === id)).toMatchObject([{ name: 'Renamed' }]);
+      expect(await call('DELETE', path)).toMatchObject({ status: 200, body: { id, object: 'model', deleted: true } });
+      expect((await call('GET', path)).status).toBe(404);
+    }
+    expect(await readFile(gw.configFile, 'utf8')).not.toContain('Renamed');
+  });
+
   it('a malformed escape in a path id is 400 invalid_path in the error shape', async () => {
     for (const path of ['/v1/admin/models/%E0%A4%A', '/v1/admin/groups/%FF', '/v1/api-keys/%C3%2F']) {
       const answer = await call('GET', path);
