@@ -234,6 +234,34 @@ describe('ids in the path', () => {
   });
 });
 
+describe('read-only fields in a PUT', () => {
+  it('another value is 400 read_only_field naming it, and nothing is written; sent back unchanged it is accepted', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['/v1/admin/models/gpt-4o-mini', { created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+      ['/v1/admin/models/gpt-4o-mini', { id: 'renamed' }, 'id'],
+      ['/v1/admin/models/gpt-4o-mini', { quota_used: 5 }, 'quota_used'],
+      ['/v1/admin/providers/mock', { object: 'model' }, 'object'],
+      ['/v1/admin/providers/mock', { quota_resets_at: '2030-01-01T00:00:00Z' }, 'quota_resets_at'],
+      ['/v1/admin/groups/default', { id: 'other' }, 'id'],
+      ['/v1/admin/users/demo', { password_hash: '$scrypt$n=16384,r=8,p=1$AAAA$BBBB' }, 'password_hash'],
+      ['/v1/admin/users/demo', { created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+    ];
+    for (const [path, body, field] of refusals) {
+      const answer = await call('PUT', path, { name: 'Changed', ...body });
+      expect(answer.status, `${path} ${field}`).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'read_only_field', param: field });
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    for (const path of ['/v1/admin/models/gpt-4o-mini', '/v1/admin/groups/default', '/v1/admin/users/demo']) {
+      const shown = (await call('GET', path)).body;
+      const saved = await call('PUT', path, { ...shown, name: shown.name });
+      expect(saved.status, `${path} ${JSON.stringify(saved.body)}`).toBe(200);
+      expect(saved.body).toEqual(shown);
+    }
+  });
+});
+
 describe('null in a partial PUT', () => {
   it('clears a group quota_period: the answer, a later GET and the file agree', async () => {
     expect((await call('PUT', '/v1/admin/groups/default', { quota_period: 'daily' })).body.quota_period).toBe('daily');

@@ -28,6 +28,7 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
   path: '/v1/admin/providers',
   collection: 'providers',
   budget: providerBudget,
+  readOnly: ['quota_resets_at'],
   object: 'provider',
   items: (snapshot) => snapshot.config.providers,
   view: providerView,
