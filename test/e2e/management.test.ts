@@ -234,6 +234,40 @@ describe('ids in the path', () => {
   });
 });
 
+describe('upstream endpoints and headers', () => {
+  it('an endpoint of another scheme than http(s), or at a link-local or metadata address, is 400 naming it; nothing is written', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    for (const endpoint of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_', 'unix:/var/run/docker.sock', 'http://169.254.169.254/latest', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/', 'http://[fd00:ec2::254]/']) {
+      const created = await call('POST', '/v1/admin/providers', { id: 'sneaky', type: 'compat', endpoint });
+      expect(created.status, endpoint).toBe(400);
+      expect(created.body.error, endpoint).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'endpoint' });
+      for (const path of ['/v1/admin/providers/mock', '/v1/admin/models/gpt-4o-mini']) {
+        const updated = await call('PUT', path, { endpoint });
+        expect(updated.status, `${path} ${endpoint}`).toBe(400);
+        expect(updated.body.error.param).toBe('endpoint');
+      }
+      expect((await call('POST', '/v1/admin/models', { id: 'sneaky-model', provider: 'mock', endpoint })).body.error.param).toBe('endpoint');
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    // Loopback and private addresses stay allowed: a local vLLM is a normal upstream.
+    const local = await call('POST', '/v1/admin/providers', { id: 'local-vllm', type: 'compat', endpoint: 'http://10.1.2.3:8000/v1' });
+    expect(local.status).toBe(201);
+    expect((await call('DELETE', '/v1/admin/providers/local-vllm')).status).toBe(200);
+  });
+
+  it('a provider header name longer than 128 characters or not an HTTP token is 400 naming headers', async () => {
+    for (const name of ['x'.repeat(129), 'bad name', 'x-a:b', '']) {
+      const answer = await call('POST', '/v1/admin/providers', { id: 'headers', type: 'compat', endpoint: 'http://127.0.0.1:1/v1', headers: { [name]: 'v' } });
+      expect(answer.status, name).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: 'headers' });
+      expect((await call('PUT', '/v1/admin/providers/mock', { headers: { [name]: 'v' } })).body.error.param).toBe('headers');
+    }
+    const fine = await call('PUT', '/v1/admin/providers/mock', { headers: { ['x-' + 'a'.repeat(126)]: 'v' } });
+    expect(fine.status).toBe(200);
+    expect((await call('PUT', '/v1/admin/providers/mock', { headers: null })).status).toBe(200);
+  });
+});
+
 describe('read-only fields in a PUT', () => {
   it('another value is 400 read_only_field naming it, and nothing is written; sent back unchanged it is accepted', async () => {
     const before = await readFile(gw.configFile, 'utf8');
