@@ -1,9 +1,10 @@
 /**
- * Cross-reference checks the schema cannot express: dangling references, duplicate ids, and the
- * shape of the pipeline. Run on schema-valid, defaulted data.
+ * Cross-reference checks the schema cannot express: dangling references, duplicate ids, the
+ * shape of the pipeline, and where upstream endpoints may point. Run on schema-valid, defaulted data.
  */
 import { checkSettingsCurrency } from './currency.ts';
 import { fallbackProblem, type ModelRef } from './fallback-refs.ts';
+import { checkUpstreamEndpoints } from './upstream-endpoints.ts';
 import type { PathProblem } from './problems.ts';
 import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';
@@ -73,6 +74,7 @@ export function checkReferences(data: unknown): PathProblem[] {
   });
   if (d.pipeline) problems.push(...checkPipeline(d.pipeline));
   problems.push(...checkSettingsCurrency(d));
+  problems.push(...checkUpstreamEndpoints(d));
   return problems;
 }
 

@@ -187,7 +187,7 @@ models:
 describe('loadConfigText values', () => {
   it('fills every default', () => {
     const c = config(BASE);
-    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, body_limit: 4194304, workers: 1, trusted_proxies: [] });
+    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, body_limit: 4194304, workers: 1, trusted_proxies: [], allow_link_local_upstreams: false });
     expect(c.system).toEqual({ region: 'local', data_residency: 'local' });
     expect(c.api).toEqual({ rate_limit: 0, rate_limit_period: 60, max_concurrent_requests: 0, queue_timeout_ms: 30000 });
     expect(c.limits).toEqual({ max_context_length: 128000, default_temperature: 0.7 });
@@ -213,7 +213,7 @@ describe('loadConfigText values', () => {
     });
     expect(c.pipeline.map((p) => p.name)).toEqual(['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream']);
     expect(c.pipeline[0]).toEqual({ name: 'log', enabled: true, options: {} });
-    expect(c.management).toEqual({ write_back: true, rate_limit: 600, max_keys_per_account: 100 });
+    expect(c.management).toEqual({ write_back: true, rate_limit: 600, max_keys_per_account: 100, max_bytes_per_account: 262144, max_config_bytes: 4194304 });
     expect(c.logs).toEqual({ retention_days: 30, batch_size: 200, flush_interval_ms: 50, queue_max: 10000 });
     expect(c.responses).toEqual({ ttl_seconds: 86400, store_by_default: true });
     expect(c.metrics).toEqual({ enabled: true });

@@ -194,6 +194,8 @@ export interface GatewayConfig {
     body_limit: number;
     workers: number;
     trusted_proxies: string[];
+    /** Endpoints in the link-local / cloud metadata range are refused unless true (upstream-endpoints.ts). */
+    allow_link_local_upstreams: boolean;
   };
   system: { region: string; data_residency: string };
   api: { rate_limit: number; rate_limit_period: number; max_concurrent_requests: number; queue_timeout_ms: number };
@@ -209,7 +211,7 @@ export interface GatewayConfig {
   oauth: { clients: OAuthClientConfig[]; rate_limit: number };
   settings: AccountSettings;
   pipeline: PipelineEntry[];
-  management: { write_back: boolean; rate_limit: number; max_keys_per_account: number };
+  management: { write_back: boolean; rate_limit: number; max_keys_per_account: number; max_bytes_per_account: number; max_config_bytes: number };
   console: { sso?: ConsoleSsoConfig };
   logs: { retention_days: number; batch_size: number; flush_interval_ms: number; queue_max: number };
   responses: { ttl_seconds: number; store_by_default: boolean };

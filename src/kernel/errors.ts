@@ -80,6 +80,9 @@ export const unknownField = (field: string) => invalid(`Unknown settings field '
 export const codeExpired = (message: string) => invalid(message, 'code_expired', 'code');
 /** A feature switched off in the system config (`features.*`). */
 export const featureDisabled = (message: string, param: string) => invalid(message, 'feature_disabled', param);
+/** A field of a PUT body that only the gateway sets (`id`, `created_at`, a key's `account_id`...). */
+export const readOnlyField = (field: string, what: string) =>
+  invalid(`\`${field}\` is read-only (${what}): a PUT may send it back unchanged, never with another value.`, 'read_only_field', field);
 export const invalidPath = () => invalid('The request path has malformed percent-encoding (a % must be followed by two hex digits).', 'invalid_path');
 export const unsupportedMediaType = () =>
   new GatewayError(415, 'invalid_request_error', 'Content-Type must be application/json.', {

@@ -117,6 +117,16 @@ describe('embeddings', () => {
     expect((await post({ model: 'nope', input: 'x' })).status).toBe(404);
   });
 
+  it('refuses an empty input and token ids that are no int32 with a 400, without an upstream call', async () => {
+    const before = state.mock.requests.length;
+    for (const [input, param] of [['', 'input'], [['a', ''], 'input[1]'], [[1e20], 'input[0]'], [[[1], []], 'input[1]']] as const) {
+      const { status, body } = await post({ model: 'embed-small', input });
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body', param });
+    }
+    expect(state.mock.requests.length).toBe(before);
+  });
+
   it('falls back when the primary fails, and logs usage with the input price', async () => {
     const { status, body, id } = await post({ model: 'embed-broken', fallbacks: ['embed-small'], input: 'fall back here' });
     expect(status).toBe(200);

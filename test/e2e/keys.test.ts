@@ -108,6 +108,30 @@ describe('api keys', () => {
     await expect(chat(full)).resolves.toBeTruthy();
   });
 
+  it('a PUT naming a read-only field with another value is 400 naming it, and nothing is written; sent back unchanged it is accepted', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    const shown = (await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body;
+    const changes: Array<[string, unknown]> = [
+      ['account_id', 'other'], ['id', 'key_other'], ['created_at', '2020-01-01T00:00:00Z'], ['key', 'sk-bf-…abcd'],
+      ['usage', { total_requests: 0, total_tokens: 0 }], ['quota_used', 99], ['object', 'user'], ['account', 'other'], ['hint', 'abcd'],
+    ];
+    for (const [field, value] of changes) {
+      for (const key of [DEMO_KEY, MASTER_KEY]) {
+        const answer = await call('PUT', `/v1/api-keys/${id}`, { name: 'moved', [field]: value }, key);
+        expect(answer.status, field).toBe(400);
+        expect(answer.body.error, field).toMatchObject({ type: 'invalid_request_error', code: 'read_only_field', param: field });
+      }
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    expect((await call('GET', `/v1/api-keys/${id}`, undefined, DEMO_KEY)).body).toMatchObject({ name: shown.name, account_id: 'demo' });
+    // What GET answered, sent back whole with one change: the read-only fields are as shown.
+    const { usage: _usage, quota_used: _used, ...echo } = shown;
+    const saved = await call('PUT', `/v1/api-keys/${id}`, { ...echo, name: 'echoed' }, DEMO_KEY);
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ id, name: 'echoed', account_id: 'demo' });
+    await call('PUT', `/v1/api-keys/${id}`, { name: shown.name }, DEMO_KEY);
+  });
+
   it('null clears permissions.quota_period: the answer, a later GET and the file agree', async () => {
     const set = await call('PUT', `/v1/api-keys/${id}`, { permissions: { quota_limit: 1000, quota_period: 'daily' } }, DEMO_KEY);
     expect(set.body).toMatchObject({ permissions: { quota_limit: 1000, quota_period: 'daily' }, quota_period: 'daily' });

@@ -212,11 +212,86 @@ describe('ids in the path', () => {
     }
   });
 
+  it('a model whose id holds `${` (written `$${` in the file) is created, read, updated and deleted', async () => {
+    for (const id of ['tpl-${HOME}', '${GATEWAY_MASTER_KEY}', 'a$${b', 'open-${']) {
+      const path = `/v1/admin/models/${encodeURIComponent(id)}`;
+      expect(await call('POST', '/v1/admin/models', { id, provider: 'mock' })).toMatchObject({ status: 201, body: { id } });
+      expect(await call('GET', path)).toMatchObject({ status: 200, body: { id, object: 'model' } });
+      expect(await call('PUT', path, { name: 'Renamed' })).toMatchObject({ status: 200, body: { id, name: 'Renamed' } });
+      expect((await call('GET', '/v1/admin/models')).body.data.filter((m: any) => m.id === id)).toMatchObject([{ name: 'Renamed' }]);
+      expect(await call('DELETE', path)).toMatchObject({ status: 200, body: { id, object: 'model', deleted: true } });
+      expect((await call('GET', path)).status).toBe(404);
+    }
+    expect(await readFile(gw.configFile, 'utf8')).not.toContain('Renamed');
+  });
+
   it('a malformed escape in a path id is 400 invalid_path in the error shape', async () => {
     for (const path of ['/v1/admin/models/%E0%A4%A', '/v1/admin/groups/%FF', '/v1/api-keys/%C3%2F']) {
       const answer = await call('GET', path);
       expect(answer.status, path).toBe(400);
       expect(answer.body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_path' } });
+    }
+  });
+});
+
+describe('upstream endpoints and headers', () => {
+  it('an endpoint of another scheme than http(s), or at a link-local or metadata address, is 400 naming it; nothing is written', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    for (const endpoint of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_', 'unix:/var/run/docker.sock', 'http://169.254.169.254/latest', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/', 'http://[fd00:ec2::254]/']) {
+      const created = await call('POST', '/v1/admin/providers', { id: 'sneaky', type: 'compat', endpoint });
+      expect(created.status, endpoint).toBe(400);
+      expect(created.body.error, endpoint).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'endpoint' });
+      for (const path of ['/v1/admin/providers/mock', '/v1/admin/models/gpt-4o-mini']) {
+        const updated = await call('PUT', path, { endpoint });
+        expect(updated.status, `${path} ${endpoint}`).toBe(400);
+        expect(updated.body.error.param).toBe('endpoint');
+      }
+      expect((await call('POST', '/v1/admin/models', { id: 'sneaky-model', provider: 'mock', endpoint })).body.error.param).toBe('endpoint');
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    // Loopback and private addresses stay allowed: a local vLLM is a normal upstream.
+    const local = await call('POST', '/v1/admin/providers', { id: 'local-vllm', type: 'compat', endpoint: 'http://10.1.2.3:8000/v1' });
+    expect(local.status).toBe(201);
+    expect((await call('DELETE', '/v1/admin/providers/local-vllm')).status).toBe(200);
+  });
+
+  it('a provider header name longer than 128 characters or not an HTTP token is 400 naming headers', async () => {
+    for (const name of ['x'.repeat(129), 'bad name', 'x-a:b', '']) {
+      const answer = await call('POST', '/v1/admin/providers', { id: 'headers', type: 'compat', endpoint: 'http://127.0.0.1:1/v1', headers: { [name]: 'v' } });
+      expect(answer.status, name).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: 'headers' });
+      expect((await call('PUT', '/v1/admin/providers/mock', { headers: { [name]: 'v' } })).body.error.param).toBe('headers');
+    }
+    const fine = await call('PUT', '/v1/admin/providers/mock', { headers: { ['x-' + 'a'.repeat(126)]: 'v' } });
+    expect(fine.status).toBe(200);
+    expect((await call('PUT', '/v1/admin/providers/mock', { headers: null })).status).toBe(200);
+  });
+});
+
+describe('read-only fields in a PUT', () => {
+  it('another value is 400 read_only_field naming it, and nothing is written; sent back unchanged it is accepted', async () => {
+    const before = await readFile(gw.configFile, 'utf8');
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['/v1/admin/models/gpt-4o-mini', { created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+      ['/v1/admin/models/gpt-4o-mini', { id: 'renamed' }, 'id'],
+      ['/v1/admin/models/gpt-4o-mini', { quota_used: 5 }, 'quota_used'],
+      ['/v1/admin/providers/mock', { object: 'model' }, 'object'],
+      ['/v1/admin/providers/mock', { quota_resets_at: '2030-01-01T00:00:00Z' }, 'quota_resets_at'],
+      ['/v1/admin/groups/default', { id: 'other' }, 'id'],
+      ['/v1/admin/users/demo', { password_hash: '$scrypt$n=16384,r=8,p=1$AAAA$BBBB' }, 'password_hash'],
+      ['/v1/admin/users/demo', { created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+    ];
+    for (const [path, body, field] of refusals) {
+      const answer = await call('PUT', path, { name: 'Changed', ...body });
+      expect(answer.status, `${path} ${field}`).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'read_only_field', param: field });
+    }
+    expect(await readFile(gw.configFile, 'utf8')).toBe(before);
+    for (const path of ['/v1/admin/models/gpt-4o-mini', '/v1/admin/groups/default', '/v1/admin/users/demo']) {
+      const shown = (await call('GET', path)).body;
+      const saved = await call('PUT', path, { ...shown, name: shown.name });
+      expect(saved.status, `${path} ${JSON.stringify(saved.body)}`).toBe(200);
+      expect(saved.body).toEqual(shown);
     }
   });
 });

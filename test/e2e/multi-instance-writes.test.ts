@@ -2,7 +2,7 @@
  * Concurrent management writes on two instances sharing one Redis (127.0.0.1:6379): API keys
  * created in parallel on both, with separate copies of gateway.yaml (instances in this process)
  * and with one shared file (two gateway processes), must all exist, authenticate on both
- * instances and be in every file; max_keys_per_account holds across instances; parallel partial
+ * instances and be in every file; max_keys_per_account and max_bytes_per_account hold across instances; parallel partial
  * `PUT /v1/settings` on both keep every change. Each run uses its own key prefix, so parallel
  * runs never collide.
  */
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisInstance, TEST_REDIS as REDIS, type Instance } from '../_instances.ts';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { accountKeyBytes } from '../../src/config/write/write-bounds.ts';
 
 const prefix = `test:mi-writes:${randomBytes(6).toString('hex')}:`;
 /** An account may hold this many keys (demo starts with one). */
@@ -137,6 +138,22 @@ describe('parallel key creates on two instances with their own gateway.yaml', ()
     kept.push(...created.map((a) => a.body));
     await expectEverywhere(pair, files, kept);
     for (const at of pair) expect(at.gateway.runtime.current().config.keys.filter((k) => k.account === 'other')).toHaveLength(CAP);
+  });
+
+  it('holds max_bytes_per_account across the instances', async () => {
+    // About 52 KB a key: the default 256 KiB takes four or five of them, fewer than the key cap.
+    const models = (i: number) => Array.from({ length: 200 }, (_, j) => `big-${i}-${j}-`.padEnd(256, 'm'));
+    const answers = await createInParallel(pair, 10, (i) => ({ name: `heavy ${i}`, permissions: { models: models(i) } }), DEMO_KEY);
+    const created = answers.filter((a) => a.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(created.length).toBeLessThan(10);
+    for (const refused of answers.filter((a) => a.status !== 201)) {
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('account_bytes_limit_reached');
+    }
+    kept.push(...created.map((a) => a.body));
+    await expectEverywhere(pair, files, kept);
+    for (const at of pair) expect(accountKeyBytes(at.gateway.runtime.current().config.keys, 'demo')).toBeLessThanOrEqual(256 * 1024);
   });
 
   it('an instance that missed every change (started later on an old copy) takes them in before its own', async () => {

@@ -4,8 +4,16 @@
  * a small window of the file (see item-window.ts) or to the whole parsed document.
  */
 import type { Document } from 'yaml';
-import { appendItem, itemAt, mergeInto, removeItem, type Collection } from './yaml-edit.ts';
+import { appendItem, asLiteral, itemAt, mergeInto, removeItem, type Collection } from './yaml-edit.ts';
 
+/**
+ * An item's id as the file spells it. The API writes every value literally (asLiteral), so an id
+ * holding `${` stands in the file as `$${`: edits find items by that form, or a model `a${b}`
+ * created through the API could be read but never updated or deleted.
+ */
+export const idInFile = (id: string): string => asLiteral(id) as string;
+
+/** Edits name items by their id as the file spells it (idInFile). */
 export type ItemEdit =
   | { kind: 'append'; collection: Collection; value: Record<string, unknown> }
   | { kind: 'merge'; collection: Collection; id: string; fields: Record<string, unknown> }
@@ -18,7 +26,10 @@ export interface ItemEditor {
   remove(collection: Collection, id: string): boolean;
 }
 
-/** An editor that records; `inFile` says whether the file (before this change) holds an item. */
+/**
+ * An editor that records; `inFile` says whether the file (before this change) holds an item, by
+ * its id as the file spells it. Callers name items by their id as loaded.
+ */
 export function recordEdits(inFile: (collection: Collection, id: string) => boolean): ItemEditor & { readonly edits: ItemEdit[] } {
   const edits: ItemEdit[] = [];
   // Items added or removed earlier in the same change, so later edits see them.
@@ -28,14 +39,16 @@ export function recordEdits(inFile: (collection: Collection, id: string) => bool
     edits,
     append(collection, value) {
       edits.push({ kind: 'append', collection, value });
-      if (typeof value.id === 'string') changed.set(`${collection}\0${value.id}`, true);
+      if (typeof value.id === 'string') changed.set(`${collection}\0${idInFile(value.id)}`, true);
     },
-    merge(collection, id, fields) {
+    merge(collection, loadedId, fields) {
+      const id = idInFile(loadedId);
       if (!exists(collection, id)) return false;
       edits.push({ kind: 'merge', collection, id, fields });
       return true;
     },
-    remove(collection, id) {
+    remove(collection, loadedId) {
+      const id = idInFile(loadedId);
       if (!exists(collection, id)) return false;
       edits.push({ kind: 'remove', collection, id });
       changed.set(`${collection}\0${id}`, false);

@@ -6,7 +6,7 @@
  * window so that the check also sees that the items around the change kept their data.
  */
 import { parseDocument } from 'yaml';
-import { editDocument, type ItemEdit } from './item-edits.ts';
+import { editDocument, idInFile, type ItemEdit } from './item-edits.ts';
 import { parseConfig, type ItemSpan, type ParsedConfig } from './parsed-config.ts';
 import type { Collection } from './yaml-edit.ts';
 import { lineBreakOf, spliceEdited } from './yaml-splice.ts';
@@ -56,7 +56,7 @@ export function editWindow(parsed: ParsedConfig, edit: ItemEdit): ParsedConfig |
 
 function expectedIds(window: readonly ItemSpan[], edit: ItemEdit): string[] {
   const ids = window.map((span) => span.id);
-  if (edit.kind === 'append') return [...ids, String(edit.value.id)];
+  if (edit.kind === 'append') return [...ids, idInFile(String(edit.value.id))];
   if (edit.kind === 'remove') return ids.filter((id) => id !== edit.id);
   return ids;
 }

@@ -15,6 +15,8 @@
  * validates the edited data without parsing the file again, and hands the loaded config to the
  * reload. When the file on disk is not the remembered text (edited by hand meanwhile), or the
  * change is not a single item edit, the whole file is parsed, edited and loaded as before.
+ *
+ * What the API may add is bounded in bytes, per account and for the file (write-bounds.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -39,6 +41,7 @@ import { editWindow } from './item-window.ts';
 import { holdsItem, parseConfig, type ParsedConfig } from './parsed-config.ts';
 import { renderEdited } from './yaml-splice.ts';
 import { indexOf } from './yaml-edit.ts';
+import { assertWriteBounds } from './write-bounds.ts';
 
 /** What the writer works on: the config in force, and the state store other instances share. */
 export interface WriteTarget {
@@ -189,6 +192,7 @@ export function createConfigWriter(target: WriteTarget, logger: Logger): ConfigW
       const first = loaded.problems[0];
       throw invalidValue(`The change would make the configuration invalid: ${loaded.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, first?.path ?? null);
     }
+    assertWriteBounds(snapshot.config, loaded.config, items.edits, text, next);
     if (next === text && !secretsChanged) return result;
     await assertWritable(configFile);
     // A holder that stalled past its lease may have been overtaken: it must not write over that.

@@ -3,8 +3,9 @@
  * get, create 201 + object, partial PUT 200 + whole object, DELETE 200 `{id, object, deleted}`,
  * unknown id 404. Each resource supplies how to build, merge, check and show its items.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { json, type ApiContext, type RouteDef } from '../../http/route.ts';
-import { conflict, invalidValue, notFound } from '../../kernel/errors.ts';
+import { conflict, invalidValue, notFound, readOnlyField } from '../../kernel/errors.ts';
 import type { Budget } from '../../quota/budgets.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
@@ -28,6 +29,25 @@ export interface ResourceSpec<T extends { id: string }> {
   beforeDelete?(existing: T, draft: Draft): void;
   /** The token budget behind `quota_used` (its current period); PUT `{"quota_used": 0}` resets it. */
   budget?(item: T, snapshot: Snapshot, now: number): Budget;
+  /** Fields only the gateway sets, besides `id`, `object` and `created_at` (see assertReadOnlyEchoed). */
+  readOnly?: readonly string[];
+}
+
+/** What every resource's PUT refuses to change. */
+const ALWAYS_READ_ONLY = ['id', 'object', 'created_at'];
+
+/**
+ * Throws 400 `read_only_field` for a field of `readOnly` that `body` sets to something else than
+ * `view` (the resource as GET answers it) shows: such a field was once ignored with a 200, so a
+ * client believed it had moved a key to another account. The same value (a client saving back
+ * what it read) is accepted; the caller drops it from what is written.
+ */
+export function assertReadOnlyEchoed(body: Record<string, unknown>, view: unknown, readOnly: readonly string[], what: string): void {
+  const shown = (view ?? {}) as Record<string, unknown>;
+  for (const field of readOnly) {
+    if (!Object.hasOwn(body, field)) continue;
+    if (!Object.hasOwn(shown, field) || !isDeepStrictEqual(body[field], shown[field])) throw readOnlyField(field, what);
+  }
 }
 
 /** Fields of an answer that clients often send back; never written. */
@@ -115,8 +135,12 @@ export function resourceRoutes<T extends { id: string }>(spec: ResourceSpec<T>, 
         assertObjectBody(ctx.body);
         const { quota_used: resetTo, ...body } = ctx.body as Record<string, unknown>;
         const id = ctx.params.id!;
-        find(current(ctx), id);
-        const reset = spec.budget && resetTo !== undefined;
+        const readOnly = [...ALWAYS_READ_ONLY, ...(spec.readOnly ?? []), ...(spec.budget ? [] : ['quota_used'])];
+        const shown = (await spec.view(find(current(ctx), id), ctx.runtime)) as Record<string, unknown>;
+        assertReadOnlyEchoed(ctx.body as Record<string, unknown>, shown, readOnly, `set by the gateway for a ${spec.object}`);
+        for (const field of readOnly) delete body[field];
+        // `quota_used` sent back as it was read is no reset (a form saved whole).
+        const reset = spec.budget && resetTo !== undefined && (resetTo === 0 || !isDeepStrictEqual(resetTo, shown.quota_used));
         if (reset && resetTo !== 0) throw invalidValue('quota_used can only be reset to 0.', 'quota_used');
         // A body that only resets the counter leaves the file alone.
         if (!reset || Object.keys(body).length > 0) {

@@ -12,6 +12,7 @@ export const groupsSpec: ResourceSpec<GroupConfig> = {
   path: '/v1/admin/groups',
   collection: 'groups',
   budget: groupBudget,
+  readOnly: ['quota_resets_at'],
   object: 'group',
   items: (snapshot) => snapshot.config.groups,
   view: groupView,

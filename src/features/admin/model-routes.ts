@@ -7,6 +7,7 @@ import type { ModelConfig } from '../../config/types.ts';
 import { conflict, invalidValue } from '../../kernel/errors.ts';
 import { assertValidUpdate, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
+import { assertUpstreamEndpoint } from './endpoint-check.ts';
 import { maskEndpoint, modelView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -40,6 +41,7 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
     const fields = withoutReadOnly(body);
     const item: Record<string, unknown> = { ...fields, created_at: nowIso() };
     assertValidResource('model', item);
+    assertUpstreamEndpoint(item, draft);
     if (draft.snapshot.models.has(String(item.id))) throw conflict(`A model with id '${String(item.id)}' already exists.`, 'already_exists');
     assertProvider(item, draft);
     assertFallbacks(item as unknown as ModelConfig, item.fallbacks, draft);
@@ -50,6 +52,7 @@ export const modelsSpec: ResourceSpec<ModelConfig> = {
     // A form saved whole sends the masked endpoint back: it keeps the stored one.
     if (existing.endpoint && fields.endpoint === maskEndpoint(existing.endpoint)) delete fields.endpoint;
     assertValidUpdate('model', existing, fields);
+    assertUpstreamEndpoint(fields, draft);
     assertProvider(fields, draft);
     assertFallbacks({ ...existing, ...fields } as ModelConfig, fields.fallbacks, draft);
     return fields;

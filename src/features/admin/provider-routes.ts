@@ -7,6 +7,7 @@ import type { ProviderConfig } from '../../config/types.ts';
 import { conflict } from '../../kernel/errors.ts';
 import { assertValidUpdate, newItemId, nowIso, resourceRoutes, withoutReadOnly, type ResourceSpec } from './crud.ts';
 import { assertValidResource } from './validate-resource.ts';
+import { assertUpstreamEndpoint } from './endpoint-check.ts';
 import { maskEndpoint, maskSecret, providerView } from './views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
 import { ConfigReference, isPlainObject } from '../../config/write/yaml-edit.ts';
@@ -28,6 +29,7 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
   path: '/v1/admin/providers',
   collection: 'providers',
   budget: providerBudget,
+  readOnly: ['quota_resets_at'],
   object: 'provider',
   items: (snapshot) => snapshot.config.providers,
   view: providerView,
@@ -38,6 +40,7 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
     const item: Record<string, unknown> = { id, ...fields, created_at: nowIso() };
     item.id = id;
     assertValidResource('provider', item);
+    assertUpstreamEndpoint(item, draft);
     storeSecret(item, id, draft);
     return item;
   },
@@ -45,6 +48,7 @@ export const providersSpec: ResourceSpec<ProviderConfig> = {
     const fields = withoutReadOnly(body, ['id']);
     keepEchoedSecrets(fields, existing);
     assertValidUpdate('provider', existing, fields);
+    assertUpstreamEndpoint(fields, draft);
     // `null` removes the key from the YAML; the secret it referred to goes with it.
     if (fields.api_key === null) delete draft.secrets[secretName(existing.id)];
     storeSecret(fields, existing.id, draft);

@@ -48,6 +48,8 @@ async function prepare(fields: Record<string, unknown>, draft: Draft): Promise<R
 export const usersSpec: ResourceSpec<AccountConfig> = {
   path: PATH,
   collection: 'accounts',
+  // Only ever set from `password`.
+  readOnly: ['password_hash'],
   object: 'user',
   items: (snapshot) => snapshot.config.accounts,
   view: userView,

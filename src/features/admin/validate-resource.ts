@@ -21,6 +21,11 @@ function fieldOf(error: ErrorObject): string {
 
 function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
+  // An error about a field *name* (`propertyNames`: a provider's header names).
+  if (error.propertyName !== undefined) {
+    const name = error.propertyName.length > 40 ? `${error.propertyName.slice(0, 40)}…` : error.propertyName;
+    return `has the name ${JSON.stringify(name)}, which ${error.message ?? `fails ${error.keyword}`}`;
+  }
   switch (error.keyword) {
     case 'required':
       return 'is required';

@@ -13,6 +13,7 @@ import { readBodyCredentialFirst } from './credential-first.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
 import { clientSignal } from '../../http/client-signal.ts';
 import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
+import { assertEmbeddingsInput } from './embeddings-input.ts';
 
 export const validateChatBody = bodyValidator<ChatRequest>(precompiledValidators.chat);
 
@@ -49,6 +50,9 @@ const validateEmbeddingsBody = bodyValidator<EmbeddingsRequest>(precompiledValid
  * The embeddings body runs through the same pipeline as chat: the steps read `model`,
  * `fallbacks` and `user` alike; the route and upstream steps take the embeddings path.
  */
-export const embeddingsBody: BodyAdapter = (raw) => Object.assign({}, validateEmbeddingsBody(raw)) as unknown as ChatRequest;
+export const embeddingsBody: BodyAdapter = (raw) => {
+  if (typeof raw === 'object' && raw !== null) assertEmbeddingsInput((raw as { input?: unknown }).input);
+  return Object.assign({}, validateEmbeddingsBody(raw)) as unknown as ChatRequest;
+};
 
 export const chatBody: BodyAdapter = (raw) => Object.assign({}, validateChatBody(raw));

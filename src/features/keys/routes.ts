@@ -16,7 +16,7 @@ import { hashApiKey } from '../../config/keys.ts';
 import { ADMIN_ACCOUNT_ID } from '../../config/checks.ts';
 import { conflict, forbidden, invalidValue, notFound } from '../../kernel/errors.ts';
 import { isAdmin } from '../../pipeline/principal.ts';
-import { assertValidUpdate, nowIso, withoutReadOnly } from '../admin/crud.ts';
+import { assertReadOnlyEchoed, assertValidUpdate, nowIso, withoutReadOnly } from '../admin/crud.ts';
 import { assertObjectBody, assertValidResource } from '../admin/validate-resource.ts';
 import { keyView } from '../admin/views.ts';
 import type { ConfigWriter, Draft } from '../../config/write/write-back.ts';
@@ -37,6 +37,11 @@ const CLIENT_FIELDS = ['name', 'status', 'permissions', 'scopes'];
 const UPDATABLE_FIELDS = ['name', 'status', 'permissions', 'scopes'];
 /** What the gateway sets on a new key: refused in a create's body, so no caller picks them. */
 const GATEWAY_FIELDS = ['account', 'key_hash', 'hint'];
+/**
+ * What a PUT may send back only as GET shows it (else 400 naming it): the gateway's fields, the
+ * owner (`account_id`: a key never moves to another account) and the live counters.
+ */
+const READ_ONLY_FIELDS = ['id', 'object', 'key', 'account_id', 'created_at', 'usage', 'quota_used', 'quota_period', 'quota_resets_at', ...GATEWAY_FIELDS];
 
 function visibleKeys(ctx: ApiContext): KeyConfig[] {
   const all = ctx.runtime.current().config.keys;
@@ -159,7 +164,8 @@ export function apiKeyRoutes(writer: ConfigWriter): RouteDef[] {
         const existing = findKey(ctx, id);
         assertWithinCallerKey(ctx, { id, permissions: Object.hasOwn(ctx.body as object, 'permissions') });
         assertKeyWithinCaller(ctx.principal, existing);
-        const body = withoutReadOnly(ctx.body, ['key', 'id', 'account_id']);
+        assertReadOnlyEchoed(ctx.body, await keyView(existing, ctx.runtime), READ_ONLY_FIELDS, 'set by the gateway for an API key');
+        const body = withoutReadOnly(ctx.body, READ_ONLY_FIELDS);
         if (Object.hasOwn(body, 'scopes')) assertScopesWithinCaller(ctx.principal, body.scopes);
         const fields: Record<string, unknown> = {};
         for (const [field, value] of Object.entries(body)) {
