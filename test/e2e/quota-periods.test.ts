@@ -63,7 +63,7 @@ describe('quota periods on two instances', () => {
     const second = await ask(b, 'daily');
     const both = first.usage!.total_tokens + second.usage!.total_tokens;
     // Both instances count on the one counter of the new day: neither started it over again.
-    await expect.poll(async () => (await api(a, 'GET', '/v1/admin/groups/daily')).body.quota_used).toBe(both);
+    await expect.poll(async () => (await api(a, 'GET', '/v1/admin/groups/daily')).body.quota_used, { timeout: 10_000 }).toBe(both);
     expect((await api(b, 'GET', '/v1/admin/groups/daily')).body.quota_used).toBe(both);
   });
 
