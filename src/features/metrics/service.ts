@@ -165,7 +165,9 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
         }
       }
       if (outcome.hedge) {
-        const hedgeLabels = { model };
+        // Labelled by the model asked for (whose first token was late), not the one that served.
+        const asked = outcome.attempts[0]?.model;
+        const hedgeLabels = { model: asked ? labelOf(asked) : model };
         hedges.inc(hedgeLabels);
         if (outcome.hedge.won) hedgeWins.inc(hedgeLabels);
         if (outcome.hedge.tokens > 0) hedgeTokens.inc(hedgeLabels, outcome.hedge.tokens);
