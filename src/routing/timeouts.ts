@@ -4,8 +4,8 @@ import type { DeploymentLatency } from './latency.ts';
 
 /**
  * Deadlines for one target: gateway defaults, overridden by the provider, then by the model.
- * With the deployment's latency (`learned`), once it has `routing.min_samples` samples of this
- * kind, the first-token deadline follows it: `multiple` × its recent p99, never shorter than
+ * With the deployment's latency (`learned`: streamed calls), once it has `routing.min_samples`
+ * samples of this kind, the first-token deadline follows it: `multiple` × its recent p99, never shorter than
  * `min_ms` nor longer than the configured `first_token`. A silent upstream of a model that
  * answers in one second is then given up in seconds; a model that thinks for a minute keeps it.
  */

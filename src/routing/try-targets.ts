@@ -177,7 +177,9 @@ async function callTarget<T>(
     const input = inputFor(ctx.runtime, ctx, target, options.request, signal);
     let firstTokenMs = -1;
     if (stats) {
-      input.timeouts = timeoutsFor(ctx.snapshot.config, target, { stats, stream: stream! });
+      // Streams only: a JSON answer's first byte comes after its whole generation, which a long
+      // answer may take far past the usual; its deadline stays the configured one.
+      if (stream) input.timeouts = timeoutsFor(ctx.snapshot.config, target, { stats, stream });
       input.onFirstToken = () => {
         firstTokenMs = now() - started;
         cancel?.firstToken();

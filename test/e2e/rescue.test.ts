@@ -101,7 +101,15 @@ describe('with the shipped settings', () => {
     expect(sample(metrics, 'gateway_upstream_errors_total', { provider: 'main', status: '0' })).toBe(0);
   });
 
-  it('answers from the fallback within 30 s when the upstream accepts the call and never answers', async () => {
+  it('answers from the fallback within 30 s when the upstream accepts the call and never answers; without one, a learned deadline gives up in seconds', async () => {
+    // A deployment that streams its first token at once, learned from 20 calls: its deadline drops
+    // from the configured 90 s to the 10 s floor.
+    for (let i = 0; i < 20; i++) expect((await chat('main/silent-learned', true)).status).toBe(200);
+    const from = mock.requests.length;
+    const learned = (async () => {
+      mock.setBehavior('silent-learned', { delayMs: 600_000 });
+      return chat('main/silent-learned', true);
+    })();
     const results = await Promise.all(
       CASES.map(async (c) => {
         const upstream = `${c.prefix}silent-${c.mode}`;
@@ -114,7 +122,14 @@ describe('with the shipped settings', () => {
       expect(answer.model).toBe(c.healthy);
       expect(answer.ms).toBeLessThan(30_000);
     }
-    await expect.poll(() => mock.requests.filter((r) => r.model?.includes('silent-')).every((r) => r.aborted)).toBe(true);
+    const alone = await learned;
+    expect(alone.status).toBe(503);
+    expect(alone.ms).toBeLessThan(30_000);
+    const record = await waitForLogRecord(gw, alone.id);
+    expect(attemptsOf(record)).toEqual([{ model: 'main/silent-learned', status: null, error_code: 'upstream_timeout', kind: 'first' }]);
+    const silent = mock.requests.slice(from).filter((r) => r.model?.includes('silent-'));
+    expect(silent).toHaveLength(5);
+    await expect.poll(() => silent.every((r) => r.aborted)).toBe(true);
   });
 
   it('gives one answer and one bill when both hedged calls answer (the learned hedge point: small latencies)', async () => {
