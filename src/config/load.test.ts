@@ -192,10 +192,14 @@ describe('loadConfigText values', () => {
     expect(c.api).toEqual({ rate_limit: 0, rate_limit_period: 60, max_concurrent_requests: 0, queue_timeout_ms: 30000 });
     expect(c.limits).toEqual({ max_context_length: 128000, default_temperature: 0.7 });
     expect(c.features).toEqual({ streaming: true, function_calling: true, vision: true });
-    expect(c.timeouts).toEqual({ connect: 10000, first_token: 120000, idle: 60000, total: 600000 });
+    expect(c.timeouts).toEqual({ connect: 10000, first_token: 90000, idle: 30000, total: 600000 });
     expect(c.routing).toEqual({
       retries: 1, backoff_ms: 200, backoff_max_ms: 2000, max_retry_after_ms: 10000,
       breaker: { failure_threshold: 5, cooldown_ms: 5000, max_cooldown_ms: 20000 },
+      strategy: 'weighted',
+      hedge: { enabled: true, after_ms: 5000, multiple: 2, min_ms: 1000 },
+      learned_deadline: { enabled: true, multiple: 3, min_ms: 10000 },
+      min_samples: 20,
     });
     expect(c.providers[0]).toEqual({
       id: 'mock', name: 'mock', type: 'compat', status: 'active', endpoint: 'http://127.0.0.1:9999/v1', models: [], quota_limit: 0,

@@ -77,6 +77,10 @@ export interface ModelConfig {
   accepts_prefix?: boolean;
   prefix_style?: PrefixStyle;
   max_output_tokens?: number;
+  /** false: never hedge this model's first token (routing.hedge). */
+  hedge?: boolean;
+  /** How this model's deployments are ordered (default: routing.strategy). */
+  strategy?: RoutingStrategy;
   /** Opt this model's chat requests into the semantic cache (the semantic-cache step). */
   semantic_cache?: boolean;
 }
@@ -175,6 +179,9 @@ export interface PipelineEntry {
   options: Record<string, unknown>;
 }
 
+/** How a model's deployments are ordered (src/routing/strategy.ts). */
+export type RoutingStrategy = 'weighted' | 'least_busy' | 'lowest_latency';
+
 export interface RoutingConfig {
   /** Retries on the same target before falling back. */
   retries: number;
@@ -183,6 +190,13 @@ export interface RoutingConfig {
   /** A Retry-After longer than this falls over at once instead of waiting. */
   max_retry_after_ms: number;
   breaker: { failure_threshold: number; cooldown_ms: number; max_cooldown_ms: number };
+  strategy: RoutingStrategy;
+  /** Hedged first tokens (src/routing/hedge.ts). */
+  hedge: { enabled: boolean; after_ms: number; multiple: number; min_ms: number };
+  /** First-token deadlines learned from each deployment's latency (src/routing/timeouts.ts). */
+  learned_deadline: { enabled: boolean; multiple: number; min_ms: number };
+  /** Samples a deployment needs before its hedge point and deadline are learned. */
+  min_samples: number;
 }
 
 export interface GatewayConfig {

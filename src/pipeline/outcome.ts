@@ -13,13 +13,18 @@ export interface Attempt {
   status: number;
   errorCode: string | null;
   latencyMs: number;
-  /** `resumed` when this attempt continued a stream broken on the previous one. */
-  kind?: 'first' | 'retry' | 'fallback' | 'resumed';
+  /**
+   * `resumed` when this attempt continued a stream broken on the previous one; `hedged` when it
+   * was started beside a late one (the first to send a token won, the other was cancelled).
+   */
+  kind?: 'first' | 'retry' | 'fallback' | 'resumed' | 'hedged';
   /**
    * The gateway passed this target over without calling it (its circuit open, or its wire format
    * unable to carry the request): no upstream fault, never counted against the upstream.
    */
   refused?: true;
+  /** The gateway cancelled this call: it lost a hedged race (errorCode `hedge_cancelled`). No upstream fault. */
+  cancelled?: true;
 }
 
 export interface Outcome {
@@ -50,6 +55,11 @@ export interface Outcome {
   finishReason?: string;
   ttfbMs?: number;
   durationMs: number;
+  /**
+   * A hedge was started: whether it won, and the upstream tokens the call that lost cost (its
+   * prompt, estimated, or its whole usage when its answer came anyway), never billed to the client.
+   */
+  hedge?: { won: boolean; tokens: number };
 }
 
 /**

@@ -4,14 +4,19 @@
  * 200 is sent only once the first content token has arrived, so earlier failures fall over
  * invisibly; after the commit src/routing/relay.ts relays the stream, closes it as soon as the
  * upstream has finished, and ends a broken one with an error event (or resumes it, once, on a
- * target that can continue it).
+ * target that can continue it). A model's deployments are first ordered by its strategy
+ * (src/routing/strategy.ts); a late first token is hedged on the next target (src/routing/hedge.ts).
  */
 import { modelNotFound } from '../kernel/errors.ts';
 import { observeChunks } from '../pipeline/observe-chunks.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { callJson, openStream } from '../routing/call.ts';
 import { applyDefaultMaxTokens } from '../routing/fit.ts';
+import { latencyBook } from '../routing/latency.ts';
 import { relay } from '../routing/relay.ts';
+import { orderTargets } from '../routing/strategy.ts';
+import type { OpenStream } from '../routing/call.ts';
+import type { ChatCompletion } from '../providers/openai-types.ts';
 import { serveEmbeddings } from '../routing/embeddings.ts';
 import { tryTargets } from '../routing/try-targets.ts';
 import schema from '../../schemas/plugins/upstream.schema.json' with { type: 'json' };
@@ -29,12 +34,15 @@ export default definePlugin({
         // Here, not in route: quota reservations (rate-limit) count only what the client asked for.
         applyDefaultMaxTokens(ctx.snapshot.config, ctx.body, ctx.targets);
         const renderer = ctx.renderer;
+        const stream = ctx.body.stream === true;
+        // In place: the resume of a broken stream looks its targets up by their index here.
+        ctx.targets = orderTargets(ctx.targets, ctx.snapshot.config, latencyBook(ctx.runtime), stream);
         const options = { targets: ctx.targets, request: ctx.body };
-        if (ctx.body.stream) {
-          const opened = await tryTargets(ctx, openStream, options, now);
+        if (stream) {
+          const opened = await tryTargets(ctx, openStream, { ...options, latency: { stream, discard: discardStream } }, now);
           ctx.outcome.streamed = true;
           ctx.outcome.ttfbMs = now() - ctx.startedAt;
-          const kind = ctx.outcome.attempts.at(-1)?.kind ?? 'first';
+          const kind = opened.kind;
           let abortCurrent = opened.value.abort;
           const chunks = relay(ctx, { stream: opened.value, target: opened.target, index: opened.index, kind }, {
             now,
@@ -43,7 +51,7 @@ export default definePlugin({
           });
           return renderer.stream(ctx, observeChunks(ctx, chunks), () => abortCurrent());
         }
-        const { value: completion } = await tryTargets(ctx, callJson, options, now);
+        const { value: completion } = await tryTargets(ctx, callJson, { ...options, latency: { stream, discard: discardJson } }, now);
         ctx.outcome.usage = completion.usage;
         ctx.outcome.finished = true;
         ctx.outcome.text = completion.choices.map((choice) => choice.message?.content ?? '').join('');
@@ -53,3 +61,13 @@ export default definePlugin({
     };
   },
 });
+
+/** A stream that lost a hedged race after it had opened: aborted unread (its cost is not known). */
+function discardStream(stream: OpenStream): undefined {
+  stream.abort();
+  void stream.rest.return(undefined).catch(() => {});
+  return undefined;
+}
+
+/** A whole answer that lost a hedged race: dropped, its usage is what the hedge cost. */
+const discardJson = (completion: ChatCompletion) => completion.usage?.total_tokens;

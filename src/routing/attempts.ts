@@ -44,3 +44,25 @@ export function recordPassedOver(ctx: GatewayContext, target: Target, code: stri
   ctx.outcome.attempts.push(attempt);
   ctx.trace?.passOver(attempt);
 }
+
+/**
+ * Record a call the gateway cancelled because another target sent its first token first (a
+ * hedged race): listed in the log with code `hedge_cancelled`, but neither an upstream failure
+ * (metrics) nor a breaker count.
+ */
+export function recordCancelled(ctx: GatewayContext, target: Target, latencyMs: number, kind: NonNullable<Attempt['kind']>): void {
+  const attempt: Attempt = {
+    model: target.requestedAs,
+    provider: target.provider.id,
+    upstreamModel: target.upstreamModel,
+    status: 0,
+    errorCode: HEDGE_CANCELLED,
+    latencyMs,
+    kind,
+    cancelled: true,
+  };
+  ctx.outcome.attempts.push(attempt);
+  ctx.trace?.endAttempt(attempt);
+}
+
+export const HEDGE_CANCELLED = 'hedge_cancelled';

@@ -36,6 +36,11 @@ export interface AttemptInput {
   signal: ClientSignal;
   /** The request's trace when tracing is on (src/kernel/tracing.ts): each call sent has its span. */
   trace?: RequestTrace | null;
+  /**
+   * Told once the first token has come (a JSON answer's first byte: its headers), the moment a
+   * hedged race is decided and the time to first token is measured.
+   */
+  onFirstToken?: () => void;
 }
 
 /**
@@ -210,6 +215,7 @@ export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
     const reply = await send(input, built, timer, trace);
     // The answer has begun: from here the idle and total deadlines govern a slow body.
     timer.clearFirstToken();
+    input.onFirstToken?.();
     const body = await readJson(reply.body);
     trace?.answered(body); // before the adapter renames its model to the client's, in place
     const completion = input.adapter.parseResponse(body, input.target);
@@ -291,6 +297,7 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
     throw networkAttemptError(new Error('stream ended before any content'), false);
   }
   trace?.streams();
+  input.onFirstToken?.();
   return { head, rest: restOf(source, timer), translator, abort: timer.abort };
 }
 

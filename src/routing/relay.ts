@@ -10,6 +10,7 @@
  *   stream (attempt kind `resumed`), once.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
+import type { Attempt } from '../pipeline/outcome.ts';
 import { streamInterrupted, streamStalled, type GatewayError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { ChatChunk, Usage } from '../providers/openai-types.ts';
@@ -18,6 +19,7 @@ import { AttemptError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';
 import { deploymentOf } from './breaker.ts';
 import type { OpenStream } from './call.ts';
+import { latencyBook } from './latency.ts';
 import { addUsage, cutLegUsage, resume } from './resume.ts';
 import { timeoutsFor } from './timeouts.ts';
 import { breakerFor } from './try-targets.ts';
@@ -29,7 +31,7 @@ export interface Opened {
   stream: OpenStream;
   target: Target;
   index: number;
-  kind: 'first' | 'retry' | 'fallback' | 'resumed';
+  kind: NonNullable<Attempt['kind']>;
 }
 
 /** What a mid-stream failure looks like to the client. */
@@ -144,6 +146,9 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
     for (;;) {
       deps.setAbort(current.stream.abort);
       const grace = Math.min(AFTER_FINISH_GRACE_MS, timeoutsFor(ctx.snapshot.config, current.target).idle);
+      // A stream being relayed is a call in flight (least_busy), and its pace is learned (lowest_latency).
+      const legStats = latencyBook(ctx.runtime).of(deploymentOf(current.target.provider.id, current.target.upstreamModel));
+      legStats.inFlight++;
       try {
         for await (const batch of chunksOf(current.stream, grace)) {
           for (const chunk of batch) {
@@ -175,6 +180,8 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
         }
         // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
         if (!finished && !current.stream.translator.done) throw endedEarly();
+        const tokens = legUsage?.completion_tokens ?? 0;
+        if (tokens > 1) legStats.recordPerToken((deps.now() - startedAt) / tokens);
         ended = true;
         return;
       } catch (error) {
@@ -198,6 +205,8 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
         overlap = text.slice(prefix.length);
         current = resumed;
         startedAt = deps.now();
+      } finally {
+        legStats.inFlight--;
       }
     }
   } finally {

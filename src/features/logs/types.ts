@@ -11,8 +11,11 @@ export interface LogAttempt {
   status: number | null;
   error_code: string | null;
   latency_ms: number;
-  /** `retry`, `fallback`, or `resumed` (continued a cut stream); absent for older rows. */
-  kind?: 'first' | 'retry' | 'fallback' | 'resumed';
+  /**
+   * `retry`, `fallback`, `resumed` (continued a cut stream) or `hedged` (started beside a late
+   * call; the loser of the race has error_code `hedge_cancelled`); absent for older rows.
+   */
+  kind?: 'first' | 'retry' | 'fallback' | 'resumed' | 'hedged';
 }
 
 /** What the log pipeline step writes per inference call. */

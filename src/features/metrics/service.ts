@@ -100,6 +100,24 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
     labelNames: ['provider'],
     registers: [registry],
   });
+  const hedges = new Counter({
+    name: `${prefix}hedges_total`,
+    help: 'Requests whose late first token had another target started beside it (a hedge).',
+    labelNames: ['model'],
+    registers: [registry],
+  });
+  const hedgeWins = new Counter({
+    name: `${prefix}hedge_wins_total`,
+    help: 'Hedges whose call sent its first token first (and answered).',
+    labelNames: ['model'],
+    registers: [registry],
+  });
+  const hedgeTokens = new Counter({
+    name: `${prefix}hedge_tokens_total`,
+    help: 'Upstream tokens the calls that lost a hedged race cost (prompt estimated; never billed to the client).',
+    labelNames: ['model'],
+    registers: [registry],
+  });
   const rejections = new Counter({
     name: `${prefix}rejections_total`,
     help: 'Requests refused by the gateway: rate limit, quota or concurrency.',
@@ -132,6 +150,7 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
       }
       for (const attempt of outcome.attempts) {
         // A target the gateway passed over was never called: no fault of the upstream's.
+        if (attempt.cancelled) continue; // lost a hedged race: the gateway cancelled it, no upstream fault
         if (attempt.refused) skipped.inc({ provider: attempt.provider, reason: attempt.errorCode === 'circuit_open' ? 'circuit_open' : 'unsupported' });
         else if (attempt.status < 200 || attempt.status >= 300) upstreamErrors.inc({ provider: attempt.provider, status: String(attempt.status) });
         if (attempt.kind === 'fallback') fallbacks.inc({ model: labelOf(attempt.model) });
@@ -144,6 +163,14 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
           const prev = outcome.attempts[i - 1]!;
           if (a.model !== prev.model || a.provider !== prev.provider) fallbacks.inc({ model: labelOf(a.model) });
         }
+      }
+      if (outcome.hedge) {
+        // Labelled by the model asked for (whose first token was late), not the one that served.
+        const asked = outcome.attempts[0]?.model;
+        const hedgeLabels = { model: asked ? labelOf(asked) : model };
+        hedges.inc(hedgeLabels);
+        if (outcome.hedge.won) hedgeWins.inc(hedgeLabels);
+        if (outcome.hedge.tokens > 0) hedgeTokens.inc(hedgeLabels, outcome.hedge.tokens);
       }
       const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
       if (reason) rejections.inc({ reason });
