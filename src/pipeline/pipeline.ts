@@ -14,6 +14,7 @@ import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 import { preparePipeline } from './prepare.ts';
 import { ConfigPathError } from '../config/problems.ts';
 import { tracing } from '../kernel/tracing.ts';
+import { inFlightOf } from './in-flight.ts';
 
 export interface Pipeline {
   run(ctx: GatewayContext): Promise<Response>;
@@ -48,6 +49,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     throw internalError(new Error('the pipeline has no terminal step (upstream)'));
   });
   let inFlight = 0;
+  const gatewayInFlight = inFlightOf(deps.runtime);
   let drained: (() => void) | null = null;
 
   /**
@@ -73,6 +75,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     } catch (error) {
       deps.logger.error('request completion failed', { error: String(error), request: ctx.id });
     } finally {
+      gatewayInFlight.count--;
       if (--inFlight === 0 && drained) drained();
     }
   }
@@ -103,6 +106,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     names: loaded.map((p) => p.name),
     async run(ctx) {
       inFlight++;
+      gatewayInFlight.count++;
       let response: Response;
       try {
         if (tracing !== null) ctx.trace = tracing.start(ctx);
