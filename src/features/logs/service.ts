@@ -22,6 +22,7 @@ import { createLogQueue, DEFAULT_CLOSE_TIMEOUT_MS, within, type LogQueue } from 
 import { startRetention, type RetentionJob } from './retention.ts';
 import { spillDirOf, writeSpillFile } from './spill.ts';
 import { replaySpills, type SpillReplay } from './spill-replay.ts';
+import { openRedisSpill, REDIS_SPILL_DEADLINE_MS, type RedisSpill } from './spill-redis.ts';
 import type { LogRecord, LogStore } from './types.ts';
 import { millisecondsFromEnv } from '../../kernel/env-duration.ts';
 
@@ -45,6 +46,8 @@ export interface LogService extends LogSink {
   readonly retention: RetentionJob;
   /** Storing the spill files found at start. */
   readonly replay: SpillReplay;
+  /** The Redis spill list (REDIS_URL set): pushed to at shutdown, stored by every instance. */
+  readonly redisSpill?: RedisSpill;
   readonly queueMax: number;
   /** Called with every ledger row queued (metrics, notifications). */
   onRecord(listener: (record: LogRecord, call: CallRecord) => void): void;
@@ -73,12 +76,30 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     pgSchema: env.DATABASE_SCHEMA || undefined,
     onError: (error) => logger.warn('log database error', { error: String(error) }),
   });
+  // With Redis the spilled rows outlive the pod (an emptyDir data directory does not).
+  const redisUrl = env.REDIS_URL?.trim();
+  const redisSpill: RedisSpill | undefined = redisUrl
+    ? await openRedisSpill(redisUrl, logger, { prefix: env.GATEWAY_REDIS_PREFIX || undefined, batchSize: config.batch_size })
+    : undefined;
   const queue = createLogQueue(store, {
     batchSize: config.batch_size,
     flushIntervalMs: config.flush_interval_ms,
     max: config.queue_max,
     closeTimeoutMs,
     async spill(records) {
+      if (redisSpill) {
+        try {
+          await within(redisSpill.push(records), REDIS_SPILL_DEADLINE_MS).then((how) => {
+            if (how !== 'done') throw new Error(how === 'late' ? 'Redis did not answer in time' : 'Redis refused the push');
+          });
+          logger.warn('log store unavailable at shutdown: log records spilled to Redis, stored by the next instance that reaches the store', {
+            records: records.length, flush_timeout_ms: closeTimeoutMs,
+          });
+          return;
+        } catch (error) {
+          logger.warn('cannot spill the log records to Redis: writing a spill file instead', { error: String(error) });
+        }
+      }
       const file = await writeSpillFile(spillDir, records);
       logger.warn('log store unavailable at shutdown: log records saved to a spill file, stored at the next start', {
         file, records: records.length, flush_timeout_ms: closeTimeoutMs,
@@ -87,6 +108,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     logger,
   });
   const replay = replaySpills(store, spillDir, logger, { batchSize: config.batch_size });
+  redisSpill?.replayInto(store);
   const retention = startRetention(store, () => runtime.current().config.logs.retention_days, logger, options.retentionIntervalMs);
   const listeners: Array<(record: LogRecord, call: CallRecord) => void> = [];
   let closing: Promise<void> | undefined;
@@ -96,6 +118,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     queue,
     retention,
     replay,
+    redisSpill,
     queueMax: config.queue_max,
     enqueue(call) {
       let record: LogRecord;
@@ -122,6 +145,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
         replay.stop();
         await waitAtMost(retention.stop(), RETENTION_STOP_TIMEOUT_MS, 'log retention stop', logger);
         await queue.close();
+        await redisSpill?.close();
         await waitAtMost(store.close(), STORE_CLOSE_TIMEOUT_MS, 'log store close', logger);
       })();
       return closing;
