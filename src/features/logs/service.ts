@@ -34,8 +34,8 @@ export const QUEUE_DEGRADED_RATIO = 0.8;
  * it) lasts up to the 30 s query timeout, and the shutdown must stay inside the grace period.
  * Nothing is lost by going on: the queue has written or spilled its records by then.
  */
-const RETENTION_STOP_TIMEOUT_MS = 1_000;
-const STORE_CLOSE_TIMEOUT_MS = 3_000;
+export const RETENTION_STOP_TIMEOUT_MS = 1_000;
+export const STORE_CLOSE_TIMEOUT_MS = 3_000;
 
 /** `GATEWAY_FLUSH_TIMEOUT_MS` (milliseconds, default 15 s); anything but a number >= 0 stops the start. */
 export const flushTimeoutFrom = (env: NodeJS.ProcessEnv) => millisecondsFromEnv(env, 'GATEWAY_FLUSH_TIMEOUT_MS', DEFAULT_CLOSE_TIMEOUT_MS);

@@ -101,10 +101,12 @@ describe('Redis spill', () => {
     await until(() => replayer.idle.then(() => true));
     await new Promise((r) => setTimeout(r, 100)); // a few failed attempts
     expect(await admin.llen(`${prefix}${SPILL_LIST}`)).toBe(1);
+    expect(replayer.pending).toBe(1); // the gateway_log_spill_pending gauge
     expect(inserted).toEqual([]);
     state.down = false;
     await until(async () => (await admin.llen(`${prefix}${SPILL_LIST}`)) === 0);
     expect(inserted).toEqual(['log_0', 'log_1', 'log_2']);
+    await until(() => replayer.pending === 0);
   });
 
   it('stores the readable rows of a damaged element and moves it aside', async () => {

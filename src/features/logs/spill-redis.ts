@@ -29,6 +29,8 @@ export const REDIS_SPILL_DEADLINE_MS = 2_500;
 /** Records per list element: one element is stored, then removed, as a unit. */
 const RECORDS_PER_ELEMENT = 200;
 const LEASE_MS = 60_000;
+/** How long QUIT may wait at close. */
+export const REDIS_SPILL_CLOSE_MS = 1_000;
 
 const RENEW_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -50,6 +52,8 @@ export interface RedisSpill {
   replayInto(store: LogStore): void;
   /** The pass running now, if any (tests). */
   readonly idle: Promise<void>;
+  /** Elements waiting in the list at the last pass (each up to 200 rows): the store has not taken them yet. */
+  readonly pending: number;
   close(): Promise<void>;
 }
 
@@ -76,6 +80,7 @@ export async function openRedisSpill(url: string, logger: Logger, options: Redis
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let idle: Promise<void> = Promise.resolve();
+  let pending = 0;
 
   /** Stores the list's elements in order while the lease is ours; rejects when the store fails. */
   async function drain(store: LogStore): Promise<void> {
@@ -98,12 +103,14 @@ export async function openRedisSpill(url: string, logger: Logger, options: Redis
   /** One pass: take the lease if the list has anything, store it, release. Never rejects. */
   async function pass(store: LogStore): Promise<boolean> {
     try {
-      if ((await client.llen(SPILL_LIST)) === 0) return true;
+      pending = await client.llen(SPILL_LIST);
+      if (pending === 0) return true;
       if ((await client.set(SPILL_LEASE, token, 'PX', LEASE_MS, 'NX')) !== 'OK') return true; // another instance stores it
       try {
         await drain(store);
       } finally {
         await client.eval(RELEASE_LUA, 1, SPILL_LEASE, token).catch(() => {});
+        pending = await client.llen(SPILL_LIST).catch(() => pending);
       }
       return true;
     } catch (error) {
@@ -136,11 +143,14 @@ export async function openRedisSpill(url: string, logger: Logger, options: Redis
     get idle() {
       return idle;
     },
+    get pending() {
+      return pending;
+    },
     async close() {
       stopped = true;
       clearTimeout(timer);
       // A pass in flight is not awaited: its element stays in the list if it did not finish.
-      if (client.status === 'ready') await Promise.race([client.quit().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+      if (client.status === 'ready') await Promise.race([client.quit().catch(() => {}), new Promise((r) => setTimeout(r, REDIS_SPILL_CLOSE_MS).unref())]);
       client.disconnect();
     },
   };

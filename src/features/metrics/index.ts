@@ -31,6 +31,9 @@ export async function installMetrics(ctx: FeatureContext, logs: LogService): Pro
   metrics.counter('log_queue_dropped_total', 'Call-log records dropped (queue full or refused).', () => logs.queue.dropped);
   // Records the shutdown could not store (the log database down) and kept for a later start.
   metrics.counter('log_spilled_total', 'Call-log records spilled at shutdown (the store was down), stored again by a later start.', () => logs.queue.spilled);
+  // Rows spilled to Redis by a shutdown (src/features/logs/spill-redis.ts), still waiting for the
+  // store: as seen by this instance's last look (every 30 s). Across workers, the largest.
+  metrics.gauge('log_spill_pending', 'Call-log spill elements (up to 200 rows each) waiting in Redis for the log store.', () => logs.redisSpill?.pending ?? 0, 'max');
   // What a long, low-CPU stream costs: a slot of api.max_concurrent_requests. The autoscaler scales
   // on the in-flight gauge (deploy/kubernetes/monitoring), an alert on it against the limit.
   const inFlight = inFlightOf(ctx.runtime);
