@@ -70,4 +70,10 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.cache_similarity (semantic cache hits)',
     sql: `ALTER TABLE call_logs ADD COLUMN cache_similarity DOUBLE PRECISION;`,
   },
+  {
+    version: 3,
+    // Additive and nullable: a binary of the version before writes its rows without it.
+    name: 'call_logs.trace_id (OpenTelemetry trace of the request)',
+    sql: `ALTER TABLE call_logs ADD COLUMN trace_id TEXT;`,
+  },
 ];

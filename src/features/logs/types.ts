@@ -53,6 +53,8 @@ export interface LogRecord {
   cache_hit: boolean;
   /** A semantic-cache hit: the cosine similarity of the stored prompt that answered (else null). */
   cache_similarity?: number | null;
+  /** The request's OpenTelemetry trace id (32 hex digits) while tracing is on, else null. */
+  trace_id?: string | null;
   attempts: LogAttempt[];
   /** Exact decimal strings (see `costOf`), computed with the prices in force at call time. */
   input_cost: string;
@@ -123,6 +125,8 @@ export interface LogDetail {
   /** `semantic-hit`: answered by the semantic cache, with `cache_similarity`. */
   cache: 'hit' | 'semantic-hit' | null;
   cache_similarity: number | null;
+  /** The request's trace (OpenTelemetry), so a log row leads to it; null when tracing was off. */
+  trace_id: string | null;
   ttft_ms: number | null;
   billed: boolean;
   /** Amounts as JSON numbers (exact decimal strings are in the store). */
