@@ -39,7 +39,7 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
 
   add(await installSettings(ctx)); // account settings: auth, languages and notifications read them
   const logs = add(await installLogs(ctx)); // the call log: sink of the log step, source of statistics
-  add(installMetrics(ctx, logs.service));
+  add(await installMetrics(ctx, logs.service));
   add(installNotifications(ctx, logs.service));
   add(installStatistics(ctx, logs.service));
   add(installKeys(ctx));

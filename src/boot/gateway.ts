@@ -69,7 +69,7 @@ export interface ShutdownOptions {
  */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 /** After the deadline: how long the ended requests get to send their last event, then to be logged. */
-const END_GRACE_MS = 2_000;
+export const END_GRACE_MS = 2_000;
 
 /** `GATEWAY_DRAIN_TIMEOUT_MS` (milliseconds, default 30 s); anything but a number >= 0 stops the start. */
 export const drainTimeoutFrom = (env: NodeJS.ProcessEnv) => millisecondsFromEnv(env, 'GATEWAY_DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS);

@@ -220,7 +220,7 @@ describe('loadConfigText values', () => {
     expect(c.management).toEqual({ write_back: true, rate_limit: 600, max_keys_per_account: 100, max_bytes_per_account: 262144, max_config_bytes: 4194304 });
     expect(c.logs).toEqual({ retention_days: 30, batch_size: 200, flush_interval_ms: 50, queue_max: 10000 });
     expect(c.responses).toEqual({ ttl_seconds: 86400, store_by_default: true });
-    expect(c.metrics).toEqual({ enabled: true });
+    expect(c.metrics).toEqual({ enabled: true, public: false });
   });
 
   it('fills defaults of nested resources', () => {

@@ -16,6 +16,7 @@ const RESTART_ONLY: Array<[string, (config: GatewayConfig) => unknown]> = [
   ['logs.flush_interval_ms', (c) => c.logs.flush_interval_ms],
   ['logs.queue_max', (c) => c.logs.queue_max],
   ['smtp', (c) => c.smtp],
+  ['metrics.port', (c) => c.metrics.port],
 ];
 
 /** The restart-only settings that differ between the running and the reloaded config. */

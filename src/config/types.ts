@@ -231,7 +231,7 @@ export interface GatewayConfig {
   responses: { ttl_seconds: number; store_by_default: boolean };
   /** Prices are in `currency`; `exchange_rates[X]` = units of X per unit of it. */
   billing: { currency: string; exchange_rates: Record<string, number> };
-  metrics: { enabled: boolean; token?: string };
+  metrics: { enabled: boolean; token?: string; port?: number; public: boolean };
   smtp?: { url: string; from: string };
   sms?: { webhook_url: string };
 }

@@ -104,6 +104,8 @@ class UpstreamCall implements AttemptTrace {
 const UNTRACED: AttemptTrace = { headers: {}, answered() {}, used() {}, firstEvent() {}, streams() {} };
 
 class OtelRequestTrace implements RequestTrace {
+  readonly traceId: string;
+  readonly spanId: string;
   private readonly span: Api.Span;
   private readonly context: Api.Context;
   private readonly operation: string;
@@ -141,6 +143,7 @@ class OtelRequestTrace implements RequestTrace {
       parent,
     );
     this.context = api.trace.setSpan(parent, this.span);
+    ({ traceId: this.traceId, spanId: this.spanId } = this.span.spanContext());
   }
 
   beginAttempt(target: Target): AttemptTrace {

@@ -23,6 +23,9 @@ import { ATTR_SERVICE_VERSION } from './semconv.ts';
 
 /** The trace of one request, on `ctx.trace` while tracing is on. */
 export interface RequestTrace {
+  /** The ids of the request's span (hex), for the JSON log lines and the call-log row. */
+  readonly traceId: string;
+  readonly spanId: string;
   /** Starts the span of an upstream call about to be sent. */
   beginAttempt(target: Target): AttemptTrace;
   /**

@@ -14,6 +14,8 @@ import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 import { preparePipeline } from './prepare.ts';
 import { ConfigPathError } from '../config/problems.ts';
 import { tracing } from '../kernel/tracing.ts';
+import { withLogFields } from '../kernel/logger.ts';
+import { inFlightOf } from './in-flight.ts';
 
 export interface Pipeline {
   run(ctx: GatewayContext): Promise<Response>;
@@ -48,6 +50,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     throw internalError(new Error('the pipeline has no terminal step (upstream)'));
   });
   let inFlight = 0;
+  const gatewayInFlight = inFlightOf(deps.runtime);
   let drained: (() => void) | null = null;
 
   /**
@@ -73,6 +76,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     } catch (error) {
       deps.logger.error('request completion failed', { error: String(error), request: ctx.id });
     } finally {
+      gatewayInFlight.count--;
       if (--inFlight === 0 && drained) drained();
     }
   }
@@ -101,29 +105,35 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
 
   return {
     names: loaded.map((p) => p.name),
-    async run(ctx) {
+    run(ctx) {
       inFlight++;
-      let response: Response;
-      try {
-        if (tracing !== null) ctx.trace = tracing.start(ctx);
-        response = await composed(ctx);
-        // Types forbid anything else, but a plugin in plain JS (or behind a cast) may still resolve to it.
-        if (!(response instanceof Response)) throw notAResponse('a pipeline step', response);
-      } catch (thrown) {
-        response = renderFailure(ctx, failure(ctx, thrown));
-      }
-      try {
-        return answer(ctx, response);
-      } catch (thrown) {
-        // The answer cannot be sent as it is (its body already read, say): a clean 500 instead.
-        return answer(ctx, renderFailure(ctx, failure(ctx, thrown)));
-      }
+      gatewayInFlight.count++;
+      if (tracing !== null) ctx.trace = tracing.start(ctx);
+      // A traced request's log lines carry its trace (kernel/logger.ts), to the end of its stream.
+      return ctx.trace ? withLogFields({ trace_id: ctx.trace.traceId, span_id: ctx.trace.spanId }, () => runSteps(ctx)) : runSteps(ctx);
     },
     async close() {
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       await Promise.allSettled(loaded.map((p) => p.instance.close?.()));
     },
   };
+
+  async function runSteps(ctx: GatewayContext): Promise<Response> {
+    let response: Response;
+    try {
+      response = await composed(ctx);
+      // Types forbid anything else, but a plugin in plain JS (or behind a cast) may still resolve to it.
+      if (!(response instanceof Response)) throw notAResponse('a pipeline step', response);
+    } catch (thrown) {
+      response = renderFailure(ctx, failure(ctx, thrown));
+    }
+    try {
+      return answer(ctx, response);
+    } catch (thrown) {
+      // The answer cannot be sent as it is (its body already read, say): a clean 500 instead.
+      return answer(ctx, renderFailure(ctx, failure(ctx, thrown)));
+    }
+  }
 }
 
 type ContextHeadersMark = { [kContextHeaders]?: true };

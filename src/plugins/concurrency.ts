@@ -37,6 +37,15 @@ function poolsOf(runtime: Runtime): Pools {
   return pools;
 }
 
+/** Requests waiting for a slot now, in every pool of `runtime` (the `gateway_concurrency_queued` gauge). */
+export function queuedFor(runtime: Runtime): number {
+  const pools = poolsByRuntime.get(runtime);
+  if (!pools) return 0;
+  let queued = pools.shared.queued;
+  for (const pool of pools.dedicated.values()) queued += pool.queued;
+  return queued;
+}
+
 /** The pool and queue priority of a request (exported for tests and the README's example). */
 export function placement(ctx: GatewayContext, max: number, options: ConcurrencyOptions, pools: Pools): { pool: PriorityPool; priority: number } {
   const group = ctx.principal?.groupId ? ctx.snapshot.groups.get(ctx.principal.groupId) : undefined;

@@ -70,6 +70,7 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     stream: outcome.streamed,
     cache_hit: answeredFromCache(outcome),
     cache_similarity: outcome.cache === 'semantic-hit' ? (outcome.cacheSimilarity ?? null) : null,
+    trace_id: ctx.trace?.traceId ?? null,
     aborted: outcome.aborted,
     served: served !== undefined,
     attempts: outcome.attempts,

@@ -19,6 +19,8 @@ routing:
   const runtime = { ...testRuntime(config), adapters: { get: () => ({}) as ProviderAdapter } };
   const ctx = createTestContext({ model: 'open/m' }, runtime);
   const trace: RequestTrace = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
     beginAttempt: vi.fn((): AttemptTrace => ({ headers: {}, answered() {}, used() {}, firstEvent() {}, streams() {} })),
     endAttempt: vi.fn(),
     passOver: vi.fn(),

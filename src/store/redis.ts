@@ -29,6 +29,9 @@ export interface RedisStoreOptions {
   closeTimeoutMs?: number;
 }
 
+/** How long QUIT and UNSUBSCRIBE may wait at close by default (the shutdown budget counts it). */
+export const REDIS_CLOSE_TIMEOUT_MS = 1_000;
+
 /** The client once our scripts are defined on it (`defineCommand` adds these methods at runtime). */
 interface ScriptedRedis extends Redis {
   gwAdmit(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
@@ -137,7 +140,7 @@ export async function createRedisStore(url: string, options: RedisStoreOptions =
     for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
   });
 
-  const closeTimeoutMs = options.closeTimeoutMs ?? 1000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? REDIS_CLOSE_TIMEOUT_MS;
   /** Sends a subscriber command; awaited only when connected, else it is queued for reconnect. */
   async function subscriberCommand(command: Promise<unknown>): Promise<void> {
     if (subscriber.status === 'ready') await command;

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/boot/gateway.ts';
-import { DEFAULT_CLOSE_TIMEOUT_MS } from '../../src/features/logs/queue.ts';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { shutdownBudgetMs } from '../../src/boot/shutdown-budget.ts';
 import { DEMO_KEY, startMockUpstream, startTestGateway } from '../_setup.ts';
 
 const run = promisify(execFile);
@@ -31,6 +31,7 @@ const MODELS: Record<string, { new (data: any): { validate(): void } }> = {
   'v1/Secret': Secret,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 function validateObject(obj: Obj) {
@@ -44,13 +45,36 @@ const requiredVars = (text: string) =>
   [...new Set([...text.replace(/^\s*#.*$/gm, '').matchAll(/(?<!\$)\$\{(?!secret:)([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
 
 /**
- * What a SIGTERM may take, in seconds, for a container environment: the drain deadline
- * (GATEWAY_DRAIN_TIMEOUT_MS or the default), then up to 4 s to end what is left (src/boot/gateway.ts),
- * 1 s for a log retention pass, the call log's flush deadline (GATEWAY_FLUSH_TIMEOUT_MS, a failing
- * store retried before the rows are spilled) and 3 s to close the store (src/features/logs/service.ts).
+ * What a SIGTERM may take, in seconds, for a container environment: the sum of the gateway's own
+ * deadlines (src/boot/shutdown-budget.ts: drain, ending the rest, the log flush and spill, closing
+ * the stores, the trace export), with GATEWAY_DRAIN_TIMEOUT_MS and GATEWAY_FLUSH_TIMEOUT_MS as set.
  */
-const shutdownSeconds = (env: Record<string, string | undefined>) =>
-  Number(env.GATEWAY_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_TIMEOUT_MS) / 1000 + 4 + 1 + Number(env.GATEWAY_FLUSH_TIMEOUT_MS ?? DEFAULT_CLOSE_TIMEOUT_MS) / 1000 + 3;
+const shutdownSeconds = (env: Record<string, string | undefined>) => shutdownBudgetMs(env) / 1000;
+/** What a grace period keeps beyond that: the event loop and a busy node are not exact. */
+const MARGIN_SECONDS = 5;
+
+/** The names of the metrics a real gateway exports after a chat call (the metrics.yaml fixture). */
+async function exportedMetrics(): Promise<Set<string>> {
+  const mock = await startMockUpstream();
+  const gw = await startTestGateway('metrics.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
+  try {
+    await fetch(`${gw.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    }).then((r) => r.text());
+    await new Promise((r) => setTimeout(r, 100));
+    const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
+    return new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+  } finally {
+    await gw.close();
+    await mock.close();
+  }
+}
+
+/** The gateway_* metric names a PromQL expression reads (a histogram's _bucket/_sum/_count as the histogram). */
+const metricsIn = (expr: string) =>
+  [...expr.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?=[{[(\s)]|$)/g)].map((m) => m[1]!);
 
 describe('deploy/kubernetes', { timeout: 60_000 }, () => {
   let objects: Obj[];
@@ -58,7 +82,7 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
   it('renders with kubectl kustomize', async () => {
     const { stdout } = await run('kubectl', ['kustomize', 'deploy/kubernetes'], { maxBuffer: 16 << 20 });
     objects = parseAllDocuments(stdout).map((doc) => doc.toJS()) as Obj[];
-    expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+    expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'Service']);
   });
 
   it('every object validates against the Kubernetes schemas (and the example Secret too)', async () => {
@@ -101,13 +125,45 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
     for (const name of ['GATEWAY_MASTER_KEY', 'REDIS_URL', 'DATABASE_URL']) expect(env[name]?.valueFrom?.secretKeyRef?.name, name).toBe('llm-gateway');
   });
 
-  it('a SIGTERM ends within the grace period: preStop, the drain deadline, ending the rest and the log flush', () => {
+  it('a SIGTERM ends within the grace period, with margin: preStop plus every shutdown deadline of the gateway', () => {
     const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec;
     const [container] = pod.containers;
     const preStop = container.lifecycle.preStop.exec.command;
     expect(preStop[0]).toBe('sleep');
     const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value]));
-    expect(Number(preStop[1]) + shutdownSeconds(env)).toBeLessThanOrEqual(pod.terminationGracePeriodSeconds);
+    expect(Number(preStop[1]) + shutdownSeconds(env) + MARGIN_SECONDS).toBeLessThanOrEqual(pod.terminationGracePeriodSeconds);
+    // The sum has teeth: the trace export's 5 s and the spill count (the old 60 s did not hold them).
+    expect(Number(preStop[1]) + shutdownSeconds(env)).toBeGreaterThan(60);
+    // A longer drain set in the manifest would need a longer grace period.
+    expect(Number(preStop[1]) + shutdownSeconds({ ...env, GATEWAY_DRAIN_TIMEOUT_MS: '60000' })).toBeGreaterThan(pod.terminationGracePeriodSeconds);
+  });
+
+  it('metrics on their own port, open to the monitoring namespace only; the API port to everyone', () => {
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const [container] = deployment.spec.template.spec.containers;
+    const ports = Object.fromEntries(container.ports.map((p: any) => [p.name, p.containerPort]));
+    const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value]));
+    expect(Number(env.GATEWAY_METRICS_PORT)).toBe(ports.metrics);
+    expect(ports.metrics).not.toBe(ports.http);
+    expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(ports.metrics));
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy')!;
+    const labels = deployment.spec.template.metadata.labels;
+    expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v)).toBe(true);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    const rule = (port: string) => policy.spec.ingress.find((r: any) => r.ports.some((p: any) => p.port === port));
+    expect(rule('http').from).toBeUndefined();
+    expect(rule('metrics').from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    expect(rule('metrics')).not.toBe(rule('http'));
+    // The Service publishes the API port only.
+    expect(objects.find((o) => o.kind === 'Service')!.spec.ports.map((p: any) => p.targetPort)).toEqual(['http']);
+  });
+
+  it('the autoscaler removes one pod at a time, slowly enough for long streams', () => {
+    const { scaleDown } = objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!.spec.behavior;
+    expect(scaleDown.stabilizationWindowSeconds).toBeGreaterThanOrEqual(300);
+    expect(scaleDown.policies).toEqual([{ type: 'Pods', value: 1, periodSeconds: expect.any(Number) }]);
+    // A pod removed drains for up to GATEWAY_DRAIN_TIMEOUT_MS: the next one goes well after.
+    expect(scaleDown.policies[0].periodSeconds).toBeGreaterThanOrEqual(shutdownSeconds({}));
   });
 
   it('the Service, the PodDisruptionBudget and the HorizontalPodAutoscaler select and target the Deployment', () => {
@@ -154,6 +210,82 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
   });
 });
 
+describe('deploy/overlays/monitoring: the base with the monitoring component', { timeout: 90_000 }, () => {
+  let objects: Obj[];
+  let exported: Set<string>;
+  const rules = () => objects.find((o) => o.kind === 'PrometheusRule')!.spec.groups.flatMap((g: any) => g.rules);
+
+  beforeAll(async () => {
+    const { stdout } = await run('kubectl', ['kustomize', 'deploy/overlays/monitoring'], { maxBuffer: 16 << 20 });
+    objects = parseAllDocuments(stdout).map((doc) => doc.toJS()) as Obj[];
+    exported = await exportedMetrics();
+  });
+
+  it('renders the base plus a PodMonitor and a PrometheusRule (the CRDs stay out of the base)', async () => {
+    expect(objects.map((o) => o.kind).sort()).toEqual(
+      ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'PodMonitor', 'PrometheusRule', 'Service'],
+    );
+    for (const obj of objects.filter((o) => o.apiVersion !== 'monitoring.coreos.com/v1')) validateObject(obj);
+    const { stdout } = await run('kubectl', ['kustomize', 'deploy/kubernetes'], { maxBuffer: 16 << 20 });
+    expect(stdout).not.toContain('monitoring.coreos.com');
+  });
+
+  it('the PodMonitor scrapes the metrics port of the gateway pods', () => {
+    const monitor = objects.find((o) => o.kind === 'PodMonitor')!;
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const labels = deployment.spec.template.metadata.labels;
+    expect(Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels[k] === v)).toBe(true);
+    const [endpoint] = monitor.spec.podMetricsEndpoints;
+    expect(endpoint).toMatchObject({ port: 'metrics', path: '/metrics' });
+    expect(deployment.spec.template.spec.containers[0].ports.map((p: any) => p.name)).toContain('metrics');
+  });
+
+  it('every alert has a summary, a description and a runbook line, and the topics an operator needs are covered', () => {
+    const all = rules();
+    expect(all.length).toBeGreaterThanOrEqual(8);
+    for (const rule of all) {
+      expect(rule.alert, JSON.stringify(rule)).toMatch(/^LLMGateway[A-Za-z]+$/);
+      expect(typeof rule.expr).toBe('string');
+      for (const key of ['summary', 'description', 'runbook']) expect(rule.annotations?.[key], `${rule.alert} ${key}`).toBeTruthy();
+      expect(['warning', 'critical']).toContain(rule.labels.severity);
+      if (rule.for) expect(rule.for).toMatch(/^\d+[smh]$/);
+      // Balanced parentheses and braces: a cheap guard against a broken edit of an expression.
+      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']]) expect(rule.expr.split(open).length, rule.alert).toBe(rule.expr.split(close).length);
+    }
+    const exprs = (name: string) => all.filter((r: any) => metricsIn(r.expr).includes(name)).map((r: any) => r.alert);
+    expect(exprs('gateway_requests_total')).not.toEqual([]); // error ratio
+    expect(exprs('gateway_upstream_errors_total')).not.toEqual([]); // upstream down
+    expect(all.some((r: any) => r.expr.includes('reason="circuit_open"'))).toBe(true); // breaker open
+    expect(exprs('gateway_time_to_first_token_seconds')).not.toEqual([]); // TTFT SLO
+    expect(exprs('gateway_config_last_reload_success')).not.toEqual([]);
+    expect(exprs('gateway_log_queue_dropped_total')).not.toEqual([]);
+    expect(exprs('gateway_log_spilled_total')).not.toEqual([]);
+    expect(exprs('gateway_log_queue_depth')).not.toEqual([]);
+    expect(exprs('gateway_inflight_requests')).not.toEqual([]); // saturation
+  });
+
+  it('every metric the rules and the autoscaler read is one a running gateway exports', () => {
+    const used = new Set(rules().flatMap((r: any) => metricsIn(r.expr)));
+    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!;
+    const pods = hpa.spec.metrics.filter((m: any) => m.type === 'Pods').map((m: any) => m.pods.metric.name);
+    expect(pods).toEqual(['gateway_inflight_requests']);
+    for (const name of [...used, ...pods]) expect(exported, name).toContain(name);
+    // The check has teeth: a misspelt metric is not exported.
+    expect(exported).not.toContain('gateway_inflight_request');
+  });
+
+  it('the autoscaler keeps CPU and adds the requests in flight per pod, below the per-pod limit', async () => {
+    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler')!;
+    expect(hpa.spec.metrics.map((m: any) => m.type)).toEqual(['Resource', 'Pods']);
+    const target = hpa.spec.metrics[1].pods.target;
+    expect(target.type).toBe('AverageValue');
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const limit = parse(configMap.data['gateway.yaml']).api.max_concurrent_requests;
+    expect(Number(target.averageValue)).toBeLessThan(limit);
+    expect(hpa.spec.behavior.scaleDown.policies).toEqual([{ type: 'Pods', value: 1, periodSeconds: 300 }]);
+  });
+});
+
 describe('compose.yaml', () => {
   it('runs two gateway replicas on one Redis and one PostgreSQL, read-only, with the config mounted read-only', async () => {
     const compose = parse(await readFile('compose.yaml', 'utf8'));
@@ -173,11 +305,11 @@ describe('compose.yaml', () => {
     expect(gateway.environment.GATEWAY_MASTER_KEY).toBeTruthy();
   });
 
-  it('a SIGTERM ends within stop_grace_period: the drain deadline, ending the rest and the log flush', async () => {
+  it('a SIGTERM ends within stop_grace_period, with margin: every shutdown deadline of the gateway', async () => {
     const { gateway } = parse(await readFile('compose.yaml', 'utf8')).services;
     const grace = /^(\d+)s$/.exec(gateway.stop_grace_period);
     expect(grace, 'stop_grace_period in seconds').not.toBeNull();
-    expect(shutdownSeconds(gateway.environment)).toBeLessThanOrEqual(Number(grace![1]));
+    expect(shutdownSeconds(gateway.environment) + MARGIN_SECONDS).toBeLessThanOrEqual(Number(grace![1]));
   });
 });
 
@@ -186,24 +318,10 @@ describe('deploy/grafana dashboard', { timeout: 90_000 }, () => {
     const dashboard = JSON.parse(await readFile('deploy/grafana/llm-gateway-dashboard.json', 'utf8'));
     const panels = dashboard.panels.filter((p: any) => p.type !== 'row');
     const exprs: string[] = panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(gateway_[a-z_]+?)(?:_bucket|_sum|_count)?\b(?=[{[(\s)]|$)/g)].map((m) => m[1]!)));
-    const mock = await startMockUpstream();
-    const gw = await startTestGateway('metrics.yaml', { MOCK_URL: `${mock.url}/v1`, MOCK_BASE: mock.url });
-    try {
-      await fetch(`${gw.url}/api/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-      }).then((r) => r.text());
-      await new Promise((r) => setTimeout(r, 100));
-      const text = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
-      const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
-      expect(used.size).toBeGreaterThanOrEqual(10);
-      for (const name of used) expect(exported, name).toContain(name);
-    } finally {
-      await gw.close();
-      await mock.close();
-    }
+    const used = new Set(exprs.flatMap(metricsIn));
+    const exported = await exportedMetrics();
+    expect(used.size).toBeGreaterThanOrEqual(10);
+    for (const name of used) expect(exported, name).toContain(name);
     const titles = panels.map((p: any) => p.title.toLowerCase()).join(' | ');
     for (const word of ['requests per second', 'error ratio', 'request duration', 'time to first token', 'tokens', 'cost', 'fallbacks', 'breaker', 'log queue depth']) {
       expect(titles).toContain(word);

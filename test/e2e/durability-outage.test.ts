@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseProxy } from '../_database-proxy.ts';
 import { spawnGateway, waitHealthy } from '../_process.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
@@ -28,54 +28,6 @@ afterAll(async () => {
   await mock?.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/**
- * A TCP proxy in front of PostgreSQL: `stop()` closes it and cuts every connection, `start()` opens
- * it again on its port; `blackhole()` cuts the connections and holds new ones open, never answering.
- */
-function databaseProxy() {
-  const target = new URL(DATABASE_URL);
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  let silent = false;
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  };
-  return {
-    url() {
-      const url = new URL(DATABASE_URL);
-      url.hostname = '127.0.0.1';
-      url.port = String(port);
-      return url.href;
-    },
-    async start() {
-      silent = false;
-      server = createServer((client) => {
-        track(client);
-        if (silent) return;
-        const upstream = connect(Number(target.port || 5432), target.hostname);
-        track(upstream);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
-        client.pipe(upstream).pipe(client);
-      });
-      await new Promise<void>((ok, fail) => server!.once('error', fail).listen(port, '127.0.0.1', ok));
-      port = (server.address() as { port: number }).port;
-    },
-    blackhole() {
-      silent = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    async stop() {
-      const closed = new Promise<void>((ok) => server!.close(() => ok()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
 
 async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: DATABASE_URL });

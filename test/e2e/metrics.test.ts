@@ -11,7 +11,8 @@ import { sample } from '../prometheus-sample.ts';
 
 const OTHER_KEY = 'sk-bf-test-other-1111111111111111111111111111';
 const state = useGateway('metrics.yaml');
-const second = useGateway('logs.yaml');
+// No `metrics.token` in logs.yaml: the token comes from GATEWAY_METRICS_TOKEN.
+const second = useGateway('logs.yaml', { GATEWAY_METRICS_TOKEN: 'env-secret' });
 
 async function scrape(url: string, token?: string) {
   const res = await fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -38,8 +39,9 @@ describe('metrics', () => {
     expect(ok.status).toBe(200);
     expect(ok.type).toMatch(/^text\/plain/);
     expect(ok.text).toContain('# TYPE gateway_requests_total counter');
-    // Without a token configured it is open.
-    expect((await scrape(second.gw.url)).status).toBe(200);
+    // GATEWAY_METRICS_TOKEN when the config sets none.
+    expect((await scrape(second.gw.url)).status).toBe(401);
+    expect((await scrape(second.gw.url, 'env-secret')).status).toBe(200);
   });
 
   it('counts requests, latency, time to first token, tokens and cost', async () => {
@@ -115,7 +117,8 @@ describe('metrics', () => {
   });
 
   it('keeps one registry per gateway', async () => {
-    const { text } = await scrape(second.gw.url);
+    const { status, text } = await scrape(second.gw.url, 'env-secret');
+    expect(status).toBe(200);
     expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
   });
 

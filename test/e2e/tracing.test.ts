@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
-import { DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream } from '../_setup.ts';
+import { DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream } from '../_setup.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../otlp-receiver.ts';
 import * as tracingModule from '../../src/kernel/tracing.ts';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -63,6 +63,7 @@ beforeAll(async () => {
     GATEWAY_CONFIG: configFile,
     GATEWAY_DATA_DIR: join(dir, 'data'),
     GATEWAY_WATCH: 'false',
+    GATEWAY_MASTER_KEY: MASTER_KEY,
     MOCK_URL: `${mock.url}/v1`,
     MOCK_BASE: mock.url,
     DEAD_URL: `http://127.0.0.1:${await closedPort()}/v1`,
@@ -81,8 +82,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A request's call-log row, once the log queue has written it. */
+async function logRow(id: string) {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${gw.url}/v1/admin/logs/${id}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    if (res.status === 200) return res.json();
+    await res.text();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no log row ${id}`);
+}
+
 describe('traces over OTLP', { timeout: 60_000 }, () => {
   let spans: ReceivedSpan[];
+  let rows: Record<'fallback' | 'stream', { trace_id: string | null }>;
   /** The SERVER span of a request sent with `traceparent(trace)`, and its CLIENT spans in order. */
   const spansOf = (trace: string) => {
     const request = spans.find((s) => s.kind === 2 && s.traceId === trace)!;
@@ -124,6 +137,11 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(withBaggage.status).toBe(200);
     await new Promise((r) => setTimeout(r, 700)); // the streams' completions run after their last byte, or the abort
     expect(receiver.spans).toHaveLength(0);
+    // The call-log rows carry their request's trace id (GET /v1/admin/logs/{id}), the client's when it sent one.
+    rows = {
+      fallback: await logRow(fallback.headers.get('x-request-id')!),
+      stream: await logRow(stream.headers.get('x-request-id')!),
+    };
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);
     expect(gw.output()).toContain('tracing on');
@@ -156,6 +174,12 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(request.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
     expect(request.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     expect(typeof request.attributes['gen_ai.response.id']).toBe('string');
+  });
+
+  it('the call-log row of a request names its trace, and so leads to its spans', () => {
+    expect(rows.fallback.trace_id).toBe(CLIENT_TRACE);
+    expect(rows.stream.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(spans.some((s) => s.kind === 2 && s.traceId === rows.stream.trace_id)).toBe(true);
   });
 
   it('a child span per upstream attempt: provider, deployment, status, retry and fallback reasons; its context sent upstream', () => {

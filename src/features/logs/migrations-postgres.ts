@@ -75,4 +75,10 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
     sql: `ALTER TABLE call_logs ADD COLUMN sanitized BOOLEAN NOT NULL DEFAULT false;`,
   },
+  {
+    version: 4,
+    // Additive and nullable: a binary of the version before writes its rows without it.
+    name: 'call_logs.trace_id (OpenTelemetry trace of the request)',
+    sql: `ALTER TABLE call_logs ADD COLUMN trace_id TEXT;`,
+  },
 ];

@@ -85,4 +85,10 @@ export const sqliteMigrations: Migration[] = [
     name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
     sql: `ALTER TABLE call_logs ADD COLUMN sanitized INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 4,
+    // Additive and nullable: a binary of the version before writes its rows without it.
+    name: 'call_logs.trace_id (OpenTelemetry trace of the request)',
+    sql: `ALTER TABLE call_logs ADD COLUMN trace_id TEXT;`,
+  },
 ];

@@ -13,7 +13,7 @@ export const LOG_COLUMNS = [
   'endpoint', 'request_tokens', 'response_tokens', 'cached_tokens', 'reasoning_tokens', 'status',
   'http_status', 'error_code', 'error_message', 'latency_ms', 'ttft_ms', 'ip', 'user_agent', 'stream',
   'cache_hit', 'attempts', 'input_cost', 'output_cost', 'currency', 'request', 'response', 'billed',
-  'cache_similarity', 'sanitized',
+  'cache_similarity', 'sanitized', 'trace_id',
 ] as const;
 
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
@@ -69,6 +69,7 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     stream: Boolean(r.stream),
     cache_hit: Boolean(r.cache_hit),
     cache_similarity: typeof r.cache_similarity === 'number' && Number.isFinite(r.cache_similarity) ? r.cache_similarity : null,
+    trace_id: typeof r.trace_id === 'string' && /^[0-9a-f]{32}$/.test(r.trace_id) ? r.trace_id : null,
     attempts: Array.isArray(r.attempts)
       ? r.attempts.map((a) => ({ ...a, model: text(a?.model), provider: optionalText(a?.provider), error_code: optionalText(a?.error_code) }))
       : [],
@@ -129,6 +130,7 @@ export function toDetail(row: Record<string, unknown>): LogDetail {
     cache_hit: Boolean(row.cache_hit),
     cache: row.cache_hit ? (row.cache_similarity == null ? 'hit' : 'semantic-hit') : null,
     cache_similarity: row.cache_similarity == null ? null : Number(row.cache_similarity),
+    trace_id: (row.trace_id as string | null | undefined) ?? null,
     ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
     billed: Boolean(row.billed),
     sanitized: Boolean(row.sanitized),

@@ -102,6 +102,40 @@ describe('log service with a store that fails at shutdown', () => {
     await second.close();
   });
 
+  it('with REDIS_URL, spills to Redis instead: a start with another (empty) data directory stores the rows', async () => {
+    const env = { GATEWAY_FLUSH_TIMEOUT_MS: '200', REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379', GATEWAY_REDIS_PREFIX: `test:logsvc:${Date.now()}:${Math.random()}:` };
+    const dir = await tempDir();
+    const first = await service(10, { dir, env });
+    const down = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    vi.spyOn(first.store, 'insertBatch').mockImplementation(down);
+    vi.spyOn(first.store, 'ping').mockImplementation(down);
+    first.queue.enqueue(makeRecord({ id: 'log_r1' }));
+    first.queue.enqueue(makeRecord({ id: 'log_r2' }));
+    await first.close();
+    expect(first.queue.spilled).toBe(2);
+    expect(await listSpillFiles(spillDirOf(dir))).toEqual([]);
+
+    // The pod is gone with its data directory: a new instance, a new directory.
+    const second = await service(10, { env });
+    for (let i = 0; i < 250 && !(await second.store.get('log_r2')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await second.store.get('log_r1')).not.toBeNull();
+    expect(await second.store.get('log_r2')).not.toBeNull();
+    await second.close();
+  });
+
+  it('with Redis unreachable too, falls back to the spill file', async () => {
+    const dir = await tempDir();
+    const warnings: string[] = [];
+    const first = await service(10, { dir, env: { GATEWAY_FLUSH_TIMEOUT_MS: '200', REDIS_URL: 'redis://127.0.0.1:1' }, logger: { ...logger, warn: (m) => void warnings.push(m) } });
+    const down = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    vi.spyOn(first.store, 'insertBatch').mockImplementation(down);
+    vi.spyOn(first.store, 'ping').mockImplementation(down);
+    first.queue.enqueue(makeRecord({ id: 'log_f1' }));
+    await first.close();
+    expect(warnings).toContain('cannot spill the log records to Redis: writing a spill file instead');
+    expect(await listSpillFiles(spillDirOf(dir))).toHaveLength(1);
+  });
+
   it('stores the spill files it finds at start in the background, deleting each once stored', async () => {
     const dir = await tempDir();
     await writeSpillFile(spillDirOf(dir), [makeRecord({ id: 'log_x' }), makeRecord({ id: 'log_y' })]);

@@ -22,6 +22,7 @@ import { createLogQueue, DEFAULT_CLOSE_TIMEOUT_MS, within, type LogQueue } from 
 import { startRetention, type RetentionJob } from './retention.ts';
 import { spillDirOf, writeSpillFile } from './spill.ts';
 import { replaySpills, type SpillReplay } from './spill-replay.ts';
+import { openRedisSpill, REDIS_SPILL_DEADLINE_MS, type RedisSpill } from './spill-redis.ts';
 import type { LogRecord, LogStore } from './types.ts';
 import { millisecondsFromEnv } from '../../kernel/env-duration.ts';
 
@@ -33,8 +34,8 @@ export const QUEUE_DEGRADED_RATIO = 0.8;
  * it) lasts up to the 30 s query timeout, and the shutdown must stay inside the grace period.
  * Nothing is lost by going on: the queue has written or spilled its records by then.
  */
-const RETENTION_STOP_TIMEOUT_MS = 1_000;
-const STORE_CLOSE_TIMEOUT_MS = 3_000;
+export const RETENTION_STOP_TIMEOUT_MS = 1_000;
+export const STORE_CLOSE_TIMEOUT_MS = 3_000;
 
 /** `GATEWAY_FLUSH_TIMEOUT_MS` (milliseconds, default 15 s); anything but a number >= 0 stops the start. */
 export const flushTimeoutFrom = (env: NodeJS.ProcessEnv) => millisecondsFromEnv(env, 'GATEWAY_FLUSH_TIMEOUT_MS', DEFAULT_CLOSE_TIMEOUT_MS);
@@ -45,6 +46,8 @@ export interface LogService extends LogSink {
   readonly retention: RetentionJob;
   /** Storing the spill files found at start. */
   readonly replay: SpillReplay;
+  /** The Redis spill list (REDIS_URL set): pushed to at shutdown, stored by every instance. */
+  readonly redisSpill?: RedisSpill;
   readonly queueMax: number;
   /** Called with every ledger row queued (metrics, notifications). */
   onRecord(listener: (record: LogRecord, call: CallRecord) => void): void;
@@ -73,12 +76,31 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     pgSchema: env.DATABASE_SCHEMA || undefined,
     onError: (error) => logger.warn('log database error', { error: String(error) }),
   });
+  // With Redis the spilled rows outlive the pod (an emptyDir data directory does not).
+  const redisUrl = env.REDIS_URL?.trim();
+  const redisSpill: RedisSpill | undefined = redisUrl
+    ? await openRedisSpill(redisUrl, logger, { prefix: env.GATEWAY_REDIS_PREFIX || undefined, batchSize: config.batch_size })
+    : undefined;
   const queue = createLogQueue(store, {
     batchSize: config.batch_size,
     flushIntervalMs: config.flush_interval_ms,
     max: config.queue_max,
     closeTimeoutMs,
     async spill(records, reason) {
+      // A row the store refused while it answered would block the head of the Redis list: a file.
+      if (redisSpill && reason !== 'rejected') {
+        try {
+          await within(redisSpill.push(records), REDIS_SPILL_DEADLINE_MS).then((how) => {
+            if (how !== 'done') throw new Error(how === 'late' ? 'Redis did not answer in time' : 'Redis refused the push');
+          });
+          logger.warn('log store unavailable at shutdown: log records spilled to Redis, stored by the next instance that reaches the store', {
+            records: records.length, flush_timeout_ms: closeTimeoutMs,
+          });
+          return;
+        } catch (error) {
+          logger.warn('cannot spill the log records to Redis: writing a spill file instead', { error: String(error) });
+        }
+      }
       const file = await writeSpillFile(spillDir, records);
       if (reason === 'rejected') {
         logger.error('log records refused by the store: saved to a spill file, tried again at the next start', { file, records: records.length });
@@ -91,6 +113,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     logger,
   });
   const replay = replaySpills(store, spillDir, logger, { batchSize: config.batch_size });
+  redisSpill?.replayInto(store);
   const retention = startRetention(store, () => runtime.current().config.logs.retention_days, logger, options.retentionIntervalMs);
   const listeners: Array<(record: LogRecord, call: CallRecord) => void> = [];
   let closing: Promise<void> | undefined;
@@ -100,6 +123,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     queue,
     retention,
     replay,
+    redisSpill,
     queueMax: config.queue_max,
     enqueue(call) {
       let record: LogRecord;
@@ -126,6 +150,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
         replay.stop();
         await waitAtMost(retention.stop(), RETENTION_STOP_TIMEOUT_MS, 'log retention stop', logger);
         await queue.close();
+        await redisSpill?.close();
         await waitAtMost(store.close(), STORE_CLOSE_TIMEOUT_MS, 'log store close', logger);
       })();
       return closing;

@@ -33,6 +33,31 @@ export interface SpillReplay {
   readonly refused: number;
 }
 
+/**
+ * Stores spilled `records` (spill-redis.ts): in batches; when a batch fails while the store
+ * answers `ping()`, one by one, dropping (and logging) only the records it refuses. Rejects when
+ * the store is down, to be retried.
+ */
+export async function storeSpilledRecords(store: LogStore, records: LogRecord[], batchSize: number, logger: Logger): Promise<void> {
+  for (let i = 0; i < records.length; i += batchSize) {
+    const batch = records.slice(i, i + batchSize);
+    try {
+      await store.insertBatch(batch);
+      continue;
+    } catch (error) {
+      if (!(await store.ping().then(() => true, () => false))) throw error;
+    }
+    for (const record of batch) {
+      try {
+        await store.insertBatch([record]);
+      } catch (error) {
+        if (!(await store.ping().then(() => true, () => false))) throw error;
+        logger.warn('spilled log record refused by the store; dropped', { ...billingTrace(record), error: String(error) });
+      }
+    }
+  }
+}
+
 /** Starts storing the spill files now in `dir` into `store`. */
 export function replaySpills(store: LogStore, dir: string, logger: Logger, options: SpillReplayOptions = {}): SpillReplay {
   const batchSize = Math.max(1, options.batchSize ?? 500);

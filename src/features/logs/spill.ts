@@ -68,6 +68,11 @@ export async function readSpillFile(file: string): Promise<SpillFileContent | nu
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+  return parseSpillText(text);
+}
+
+/** The records of spill text (one JSON record per line; spill-redis.ts keeps the same in Redis). */
+export function parseSpillText(text: string): SpillFileContent {
   const records: LogRecord[] = [];
   let unreadable = 0;
   for (const line of text.split('\n')) {

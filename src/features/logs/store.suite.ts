@@ -70,7 +70,7 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         attempts: [{ model: 'm0', provider: 'p0', status: 503, error_code: 'upstream_unavailable', latency_ms: 5 },
           { model: 'm1', provider: 'p1', status: 200, error_code: null, latency_ms: 9 }],
         stream: true, cache_hit: true, cache_similarity: 0.97, ttft_ms: 42, input_cost: '0.1', output_cost: '0.2', user_agent: 'ua/1',
-        group_id: 'g1', endpoint: 'responses', cached_tokens: 2, reasoning_tokens: 1,
+        group_id: 'g1', endpoint: 'responses', cached_tokens: 2, reasoning_tokens: 1, trace_id: '0af7651916cd43dd8448eb211c80319c',
       });
       await store.insertBatch([record]);
       expect(await store.get('log_detail')).toEqual({
@@ -79,10 +79,10 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         ip: '127.0.0.1', user_agent: 'ua/1', created_at: '2024-05-01T00:00:00.000Z', account_id: 'a1', group_id: 'g1',
         provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
         cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true,
-        cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42,
+        cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42, trace_id: '0af7651916cd43dd8448eb211c80319c',
         billed: true, sanitized: false, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
       });
-      expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null });
+      expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null, trace_id: null });
       expect(await store.get('log_nope')).toBeNull();
     });
 

@@ -56,6 +56,8 @@ export interface LogRecord {
   cache_hit: boolean;
   /** A semantic-cache hit: the cosine similarity of the stored prompt that answered (else null). */
   cache_similarity?: number | null;
+  /** The request's OpenTelemetry trace id (32 hex digits) while tracing is on, else null. */
+  trace_id?: string | null;
   attempts: LogAttempt[];
   /** Exact decimal strings (see `costOf`), computed with the prices in force at call time. */
   input_cost: string;
@@ -131,6 +133,8 @@ export interface LogDetail {
   /** `semantic-hit`: answered by the semantic cache, with `cache_similarity`. */
   cache: 'hit' | 'semantic-hit' | null;
   cache_similarity: number | null;
+  /** The request's trace (OpenTelemetry), so a log row leads to it; null when tracing was off. */
+  trace_id: string | null;
   ttft_ms: number | null;
   billed: boolean;
   /** The stored text differs from what the gateway saw: NUL and lone surrogates became U+FFFD (see README "Call logs"). */
