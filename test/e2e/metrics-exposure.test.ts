@@ -28,7 +28,7 @@ async function scrape(url: string, token?: string) {
 describe('metrics on the API port', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await start('logs.yaml'); // metrics enabled, no token
+    gw = await start('metrics-private.yaml'); // metrics enabled, no token, not public
   });
   afterAll(() => gw?.close());
 
