@@ -22,6 +22,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Writes dist/main.mjs and dist/sqlite-worker.mjs (with source maps) under `root`. */
 export async function buildGateway(root = ROOT): Promise<void> {
+  // The version is written into the bundle: read at run time, `../package.json` from dist/ could
+  // be a parent folder's file when the checkout has none beside dist/ (src/boot/version.ts).
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
   await build({
     absWorkingDir: root,
     entryPoints: { main: 'src/main.ts', 'sqlite-worker': 'src/features/logs/sqlite-worker.ts' },
@@ -34,6 +37,7 @@ export async function buildGateway(root = ROOT): Promise<void> {
     target: 'node20',
     sourcemap: true,
     logLevel: 'warning',
+    define: { __GATEWAY_VERSION__: JSON.stringify(version) },
   });
   for (const file of ['dist/main.mjs', 'dist/sqlite-worker.mjs']) await assertAscii(join(root, file));
 }

@@ -2,7 +2,7 @@
  * The public management API as the signed-in account: the same calls a script makes with a key
  * or token. Errors arrive in the OpenAI shape and become ApiError, whose `param` names the field.
  */
-import { accessToken } from './auth.ts';
+import { accessToken, SignedOut, type SignedOutReason } from './auth.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -15,23 +15,30 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when the session is gone (token refused and not refreshable). */
-let onSignedOut: () => void = () => {};
-export const whenSignedOut = (handler: () => void) => (onSignedOut = handler);
+/** Called when the session is gone (no session cookie, or one that was ended or revoked). */
+let onSignedOut: (reason: SignedOutReason, message: string) => void = () => {};
+export const whenSignedOut = (handler: typeof onSignedOut) => (onSignedOut = handler);
+
+/** A token, or the ApiError of a session that is gone (the page learns why through whenSignedOut). */
+async function tokenOrSignedOut(force: boolean): Promise<string> {
+  try {
+    return await accessToken(force);
+  } catch (error) {
+    if (!(error instanceof SignedOut)) throw error;
+    onSignedOut(error.reason, error.message);
+    throw new ApiError(401, error.message, error.reason, null);
+  }
+}
 
 async function send(method: string, path: string, body?: unknown, retried = false): Promise<Response> {
-  const token = await accessToken();
-  if (!token) {
-    onSignedOut();
-    throw new ApiError(401, 'You are signed out.', 'signed_out', null);
-  }
+  const token = await tokenOrSignedOut(retried);
   const response = await fetch(path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (response.status === 401 && !retried && (await accessToken(true))) return send(method, path, body, true);
-  if (response.status === 401) onSignedOut();
+  // A refused token: ask the session for a new one once (it says so if the session itself is over).
+  if (response.status === 401 && !retried) return send(method, path, body, true);
   if (!response.ok) {
     const text = await response.text();
     let error: { message?: string; code?: string | null; param?: string | null } = {};

@@ -1,7 +1,9 @@
 /**
  * Sign-in to the console through the gateway's own OAuth server: authorization code + PKCE (S256),
- * as a public client. Tokens live in sessionStorage (this tab only, gone when it closes); the
- * page's CSP allows no script from anywhere else. Sign-out revokes both tokens at the server.
+ * as a public client. The code's access token starts a console session (an HttpOnly cookie the
+ * scripts never see; src/features/console/session.ts) shared by every tab and kept across reloads;
+ * each tab then asks that session for short access tokens and keeps them in memory only, never in
+ * storage. Sign-out ends the session (its grant and tokens revoked) for every tab.
  */
 
 export interface ConsoleOptions {
@@ -19,16 +21,21 @@ export interface Account {
   group?: string;
 }
 
-interface Tokens {
-  access_token: string;
-  refresh_token?: string;
-  /** ms since the epoch */
-  expires_at: number;
+/** Why there is no session: never signed in here, or one that ended (signed out elsewhere, revoked). */
+export type SignedOutReason = 'signed_out' | 'session_revoked';
+
+export class SignedOut extends Error {
+  constructor(
+    readonly reason: SignedOutReason,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
-const TOKENS = 'gw-console-tokens';
-const ACCOUNT = 'gw-console-account';
 const PENDING = 'gw-console-pending';
+/** Sent with every request that uses the session cookie: a cross-site page cannot send it. */
+const CONSOLE_HEADER = { 'x-gateway-console': '1' };
 
 const base64url = (bytes: ArrayBuffer | Uint8Array) =>
   btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -45,17 +52,15 @@ export async function loadOptions(): Promise<ConsoleOptions> {
   return options;
 }
 
-const read = <T>(key: string): T | null => {
-  const raw = sessionStorage.getItem(key);
-  return raw ? (JSON.parse(raw) as T) : null;
-};
+/** This tab's access token and account, in memory only. */
+let current: { token: string; expiresAt: number; account: Account } | null = null;
 
-export const currentAccount = () => read<Account>(ACCOUNT);
+export const currentAccount = () => current?.account ?? null;
 
 /** Sends the browser to /oauth/authorize; `sso` picks the company's identity provider. */
 export async function signIn(method: 'password' | 'sso', returnTo = '/console/overview'): Promise<void> {
   const { client_id, redirect_uri, scopes } = await loadOptions();
-  // The flow returns to the base URL's origin, and sessionStorage is per origin: start from there.
+  // The flow returns to the base URL's origin, where the session cookie lives: start from there.
   const origin = new URL(redirect_uri).origin;
   if (origin !== location.origin) {
     location.assign(`${origin}/console/`);
@@ -64,6 +69,7 @@ export async function signIn(method: 'password' | 'sso', returnTo = '/console/ov
   const verifier = randomString();
   const state = randomString();
   const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  // The PKCE verifier and state (no token) wait in this tab for the callback.
   sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, returnTo }));
   const query = new URLSearchParams({
     client_id,
@@ -80,55 +86,47 @@ export async function signIn(method: 'password' | 'sso', returnTo = '/console/ov
   location.assign(`/oauth/authorize?${query}`);
 }
 
-async function tokenRequest(form: Record<string, string>): Promise<Tokens> {
-  const response = await fetch('/oauth/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(String(body.error_description ?? body.error ?? `token endpoint answered ${response.status}`));
-  return {
-    access_token: String(body.access_token),
-    refresh_token: body.refresh_token ? String(body.refresh_token) : undefined,
-    expires_at: Date.now() + Number(body.expires_in ?? 3600) * 1000,
-  };
-}
-
-/** Finishes the flow on /console/callback; returns where to go next. */
+/** Finishes the flow on /console/callback: the code's token starts the session; returns where to go next. */
 export async function completeSignIn(search: string): Promise<string> {
   const params = new URLSearchParams(search);
-  const pending = read<{ verifier: string; state: string; returnTo: string }>(PENDING);
+  const raw = sessionStorage.getItem(PENDING);
+  const pending = raw ? (JSON.parse(raw) as { verifier: string; state: string; returnTo: string }) : null;
   sessionStorage.removeItem(PENDING);
   if (params.get('error')) throw new Error(params.get('error_description') ?? params.get('error')!);
   if (!pending || params.get('state') !== pending.state) throw new Error('This sign-in was not started from this tab. Start again.');
   const { client_id, redirect_uri } = await loadOptions();
-  const tokens = await tokenRequest({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri, client_id, code_verifier: pending.verifier });
-  sessionStorage.setItem(TOKENS, JSON.stringify(tokens));
-  const info = await fetch('/oauth/userinfo', { headers: { authorization: `Bearer ${tokens.access_token}` } });
-  if (!info.ok) throw new Error(`Could not read your account (${info.status}).`);
-  const claims = (await info.json()) as Account;
-  sessionStorage.setItem(ACCOUNT, JSON.stringify({ ...claims, role: claims.role === 'admin' ? 'admin' : 'member' }));
+  const exchanged = await fetch('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri, client_id, code_verifier: pending.verifier }),
+  });
+  const body = (await exchanged.json()) as Record<string, unknown>;
+  if (!exchanged.ok) throw new Error(String(body.error_description ?? body.error ?? `token endpoint answered ${exchanged.status}`));
+  const started = await fetch('/console/session', { method: 'POST', headers: { ...CONSOLE_HEADER, authorization: `Bearer ${String(body.access_token)}` } });
+  if (!started.ok) throw new Error(`Could not start the console session (${started.status}).`);
+  await refresh();
+  announce('signed-in');
   return pending.returnTo.startsWith('/console/') ? pending.returnTo : '/console/overview';
 }
 
-let refreshing: Promise<string | null> | null = null;
+let refreshing: Promise<string> | null = null;
 
-/** A valid access token, refreshed (refresh tokens rotate) when it is about to expire; null if signed out. */
-export async function accessToken(force = false): Promise<string | null> {
-  const tokens = read<Tokens>(TOKENS);
-  if (!tokens) return null;
-  if (!force && tokens.expires_at - Date.now() > 30_000) return tokens.access_token;
-  if (!tokens.refresh_token) return null;
+/** A new access token from the session cookie; throws SignedOut when there is no session (any more). */
+function refresh(): Promise<string> {
   refreshing ??= (async () => {
     try {
-      const { client_id } = await loadOptions();
-      const next = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id });
-      sessionStorage.setItem(TOKENS, JSON.stringify(next));
-      return next.access_token;
-    } catch {
-      forget();
-      return null;
+      const response = await fetch('/console/session/token', { method: 'POST', headers: CONSOLE_HEADER });
+      if (response.status === 401) {
+        const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+        current = null;
+        const reason = body.error?.code === 'session_revoked' ? 'session_revoked' : 'signed_out';
+        throw new SignedOut(reason, body.error?.message ?? 'You are signed out.');
+      }
+      if (!response.ok) throw new Error(`The gateway answered ${response.status} for a console token.`);
+      const body = (await response.json()) as { access_token: string; expires_in: number; account: Account };
+      const account = { ...body.account, role: body.account.role === 'admin' ? 'admin' : 'member' } as Account;
+      current = { token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000, account };
+      return body.access_token;
     } finally {
       refreshing = null;
     }
@@ -136,22 +134,35 @@ export async function accessToken(force = false): Promise<string | null> {
   return refreshing;
 }
 
-function forget() {
-  sessionStorage.removeItem(TOKENS);
-  sessionStorage.removeItem(ACCOUNT);
+/** The session of this browser, if any (a reload, a new tab); null when signed out. */
+export async function restoreSession(): Promise<Account | null> {
+  try {
+    await refresh();
+    return currentAccount();
+  } catch (error) {
+    if (error instanceof SignedOut) return null;
+    throw error;
+  }
 }
 
-/** Revokes the refresh token (and with it the grant) and the access token, then forgets them. */
+/** A valid access token, asked anew when about to expire (or when `force`d after a 401); throws SignedOut. */
+export async function accessToken(force = false): Promise<string> {
+  if (!force && current && current.expiresAt - Date.now() > 30_000) return current.token;
+  return refresh();
+}
+
+/** Ends the session for every tab of this browser: grant and tokens revoked, cookie cleared. */
 export async function signOut(): Promise<void> {
-  const tokens = read<Tokens>(TOKENS);
-  forget();
-  if (!tokens) return;
-  const { client_id } = await loadOptions();
-  const revoke = (token: string, hint: string) =>
-    fetch('/oauth/token/revocation', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token, token_type_hint: hint, client_id }),
-    }).catch(() => undefined);
-  await Promise.all([tokens.refresh_token ? revoke(tokens.refresh_token, 'refresh_token') : null, revoke(tokens.access_token, 'access_token')]);
+  current = null;
+  await fetch('/console/session', { method: 'DELETE', headers: CONSOLE_HEADER }).catch(() => undefined);
+  announce('signed-out');
+}
+
+/** Tabs tell each other about sign-ins and sign-outs, so none keeps working on a stale belief. */
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('gw-console') : null;
+const announce = (what: 'signed-in' | 'signed-out') => channel?.postMessage(what);
+export function onSessionChange(listener: (what: 'signed-in' | 'signed-out') => void): () => void {
+  const handler = (event: MessageEvent) => listener(event.data as 'signed-in' | 'signed-out');
+  channel?.addEventListener('message', handler);
+  return () => channel?.removeEventListener('message', handler);
 }

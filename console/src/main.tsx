@@ -2,8 +2,9 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, whenSignedOut } from './api.ts';
-import { completeSignIn, currentAccount, signOut, type Account } from './auth.ts';
+import { completeSignIn, currentAccount, onSessionChange, restoreSession, signOut, type Account } from './auth.ts';
 import { Layout } from './components/layout.tsx';
+import { SessionEnded, type Ended } from './components/session-ended.tsx';
 import { Alert, Loading } from './components/ui.tsx';
 import { PAGES } from './pages.ts';
 import { KeysPage } from './pages/keys.tsx';
@@ -15,7 +16,11 @@ import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { navigate, routeOf, useLocation } from './router.ts';
 import { SessionContext, type Session } from './session.ts';
+import { applyTheme, savedTheme } from './theme.ts';
 import './styles.css';
+
+// Before the first paint: the remembered theme, or the system's.
+applyTheme(savedTheme());
 
 function Callback(props: { search: string; onSignedIn(account: Account): void }) {
   const [error, setError] = useState<string | null>(null);
@@ -44,11 +49,32 @@ function Callback(props: { search: string; onSignedIn(account: Account): void })
 
 function App() {
   const { path, search } = useLocation();
-  const [account, setAccount] = useState<Account | null>(currentAccount());
+  // Undefined until the session cookie (a reload, a new tab) has been asked about.
+  const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const [ended, setEnded] = useState<Ended | null>(null);
   const [readOnly, setReadOnly] = useState<string | null>(null);
   const [page, id] = routeOf(path);
 
-  useEffect(() => whenSignedOut(() => setAccount(null)), []);
+  useEffect(() => {
+    if (page === 'callback') return;
+    restoreSession().then(setAccount, () => setAccount(null));
+  }, []);
+  // A session that ends under a signed-in page keeps the page (and its unsaved edits) behind a dialog.
+  useEffect(() => {
+    whenSignedOut((reason, message) => {
+      if (currentAccountShown.current) setEnded({ reason, message });
+      else setAccount(null);
+    });
+  }, []);
+  useEffect(
+    () =>
+      onSessionChange((what) => {
+        if (what === 'signed-out' && currentAccountShown.current) setEnded({ reason: 'signed_out', message: 'You signed out in another tab.' });
+        if (what === 'signed-in' && !currentAccountShown.current) restoreSession().then((restored) => restored && setAccount(restored));
+      }),
+    [],
+  );
+  currentAccountShown.current = account ?? null;
   useEffect(() => {
     if (!account) return;
     api.get<{ management?: { writable: boolean; reason: string | null } }>('/v1/system/status').then(
@@ -58,13 +84,25 @@ function App() {
   }, [account]);
 
   const session = useMemo<Session | null>(() => (account ? { account, isAdmin: account.role === 'admin', readOnly } : null), [account, readOnly]);
+  const resumed = (restored: Account) => {
+    setEnded(null);
+    setAccount(restored);
+  };
   const info = session ? PAGES.find((p) => p.name === page && (session.isAdmin || !p.adminOnly)) : undefined;
-  const title = !session ? 'Sign in' : info ? (page === 'logs' && id ? 'Log entry' : info.title) : 'Page not found';
+  const title = account === undefined ? 'Loading' : !session ? 'Sign in' : info ? (page === 'logs' && id ? 'Log entry' : info.title) : 'Page not found';
   useEffect(() => {
     document.title = `${title} · Gateway console`;
   }, [title]);
 
   if (page === 'callback') return <Callback search={search} onSignedIn={setAccount} />;
+  if (account === undefined) {
+    return (
+      <main id="main" class="center">
+        <h1>Gateway console</h1>
+        <Loading />
+      </main>
+    );
+  }
   // The query string too: a shared link to filtered logs shows them after the sign-in.
   if (!session) return <SignInPage returnTo={page ? `${path}${search}` : '/console/overview'} />;
   if (!page) {
@@ -73,6 +111,7 @@ function App() {
   }
   const onSignOut = async () => {
     await signOut();
+    setEnded(null);
     setAccount(null);
     navigate('/console/', true);
   };
@@ -81,6 +120,7 @@ function App() {
       <Layout page={page} title={title} onSignOut={onSignOut}>
         {info ? pageContent(page, id) : <p>There is no page at {path}.</p>}
       </Layout>
+      {ended && <SessionEnded ended={ended} account={session.account} returnTo={`${path}${search}`} onResumed={resumed} />}
     </SessionContext.Provider>
   );
 }
@@ -106,5 +146,8 @@ function pageContent(page: string, id: string | undefined) {
       return null;
   }
 }
+
+/** The account the page shows, for the session listeners registered once. */
+const currentAccountShown: { current: Account | null } = { current: null };
 
 render(<App />, document.getElementById('app')!);

@@ -72,6 +72,7 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ...adminResource('/v1/admin/users', 'read:user', 'write:user'),
   ['GET /v1/admin/users/:id/settings', 'read:user'],
   ['PUT /v1/admin/users/:id/settings', 'write:user'],
+  ['POST /v1/admin/users/:id/two-factor/reset', 'write:user'],
   ['GET /v1/admin/logs', 'read:api'],
   ['GET /v1/admin/logs/:id', 'read:api'],
   // System

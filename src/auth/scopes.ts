@@ -14,8 +14,14 @@ export const PLATFORM_SCOPES = {
 
 export type PlatformScope = keyof typeof PLATFORM_SCOPES;
 
+/**
+ * The standard OpenID Connect scopes the provider serves (claims in src/features/oauth/claims.ts):
+ * a relying party, another gateway's SSO included, asks for `openid email profile`.
+ */
+export const OIDC_SCOPES = ['openid', 'offline_access', 'email', 'profile'];
+
 /** Every scope the provider knows: the platform's plus the OpenID ones. */
-export const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(PLATFORM_SCOPES)];
+export const SUPPORTED_SCOPES = [...OIDC_SCOPES, ...Object.keys(PLATFORM_SCOPES)];
 
 /** Whether `scope` is one of the platform's scopes (not an OpenID one, not unknown). */
 export const isPlatformScope = (scope: string): scope is PlatformScope => Object.hasOwn(PLATFORM_SCOPES, scope);

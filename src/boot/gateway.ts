@@ -5,7 +5,6 @@
  * table (src/boot/features.ts). `close()` undoes it in reverse, after the in-flight requests:
  * at a process's shutdown it waits for them up to the drain deadline, then ends those left.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { openConfig } from '../config/holder.ts';
 import { createConfigWriter, followConfigChanges } from '../config/write/write-back.ts';
@@ -26,6 +25,7 @@ import type { StateStore } from '../store/types.ts';
 import { installFeatures } from './features.ts';
 import { retireRemovedAccounts } from '../features/admin/account-ids.ts';
 import { acceptedMasterKey } from './master-key.ts';
+import { gatewayVersion } from './version.ts';
 import { millisecondsFromEnv } from '../kernel/env-duration.ts';
 
 export interface GatewayOptions {
@@ -85,19 +85,10 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
-async function packageVersion(): Promise<string> {
-  // The same path from src/boot/ and from the dist/ bundle's folder: walk up to the package.
-  for (const candidate of ['../../package.json', '../package.json']) {
-    const text = await readFile(new URL(candidate, import.meta.url), 'utf8').catch(() => null);
-    if (text) return (JSON.parse(text) as { version: string }).version;
-  }
-  return '0.0.0';
-}
-
 export async function createGateway(options: GatewayOptions): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const { logger } = options;
-  const version = await packageVersion();
+  const version = await gatewayVersion();
   await initTracing(logger, version, env);
   // Redis outages and recoveries go to the JSON log like everything else.
   const store = options.store ?? (await createStore(env, (message) => logger.warn(message)));

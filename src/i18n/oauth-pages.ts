@@ -59,6 +59,8 @@ export interface OAuthPageTexts {
     ssoNotStarted: string;
     ssoIncomplete: string;
     ssoRefused: string;
+    /** The identity provider refused the gateway's client (scope, client id, secret): not the person's fault. */
+    ssoMisconfigured: string;
   };
 }
 
@@ -82,7 +84,12 @@ const en: OAuthPageTexts = {
   signInCode: 'Sign-in code from your email',
   emailSignInCode: 'Email me a sign-in code',
   signInCodeSent: 'If this email has an account, a sign-in code is on its way. Enter it with your password.',
-  scopes: { openid: 'Know who you are (your account id)', ...PLATFORM_SCOPES },
+  scopes: {
+    openid: 'Know who you are (your account id)',
+    email: 'See your email address and whether it is verified',
+    profile: 'See your name, role and group',
+    ...PLATFORM_SCOPES,
+  },
   errors: {
     cannotRun: 'This server cannot run the authorization flow.',
     expired: 'This sign-in request has expired or is unknown. Start again from the application.',
@@ -106,10 +113,12 @@ const en: OAuthPageTexts = {
     ssoNotConfigured: 'Single sign-on is not configured on this gateway.',
     ssoExpired: 'This sign-in has expired or is unknown. Start again from the console.',
     ssoSessionMismatch: 'This sign-in request does not match your browser session. Start again from the console.',
-    ssoUnreachable: 'The company sign-in service cannot be reached. Try again later or sign in with your gateway account.',
+    ssoUnreachable: 'The company sign-in service cannot be reached at the address configured for it (console.sso.issuer). Try again later or sign in with your gateway account.',
     ssoNotStarted: 'This sign-in was not started in this browser. Start again from the console.',
     ssoIncomplete: 'The company sign-in did not complete. Start again from the console.',
     ssoRefused: 'The company sign-in refused this account.',
+    ssoMisconfigured:
+      'Single sign-on is not set up correctly: the company sign-in service refused this gateway, not your account. An administrator must check console.sso in gateway.yaml against the client registered at the identity provider. Meanwhile, sign in with your gateway account.',
   },
 };
 
@@ -135,6 +144,8 @@ const zh: OAuthPageTexts = {
   signInCodeSent: '如果此邮箱有对应的账户，登录码已发出。请将其与密码一起输入。',
   scopes: {
     openid: '知道您是谁（您的账户 ID）',
+    email: '查看您的邮箱地址及其是否已验证',
+    profile: '查看您的姓名、角色和用户组',
     'read:user': '读取您的用户信息和安全设置',
     'write:user': '修改您的用户信息和安全设置',
     'read:api': '读取您的 API 密钥、API 用量、模型和调用日志',
@@ -168,6 +179,7 @@ const zh: OAuthPageTexts = {
     ssoNotStarted: '此登录并非在此浏览器中发起，请从控制台重新开始。',
     ssoIncomplete: '公司登录未完成，请从控制台重新开始。',
     ssoRefused: '公司登录拒绝了此账户。',
+    ssoMisconfigured: '单点登录配置有误：公司登录服务拒绝的是此网关，而不是您的账户。请管理员核对 gateway.yaml 中的 console.sso 与身份提供方处登记的客户端。在此期间，请使用网关账户登录。',
   },
 };
 

@@ -16,12 +16,21 @@ import { freePort } from '../_process.ts';
 import { api, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
 import { canvasText, forgetCanvasText, horizontalOverflow, launchBrowser, recordCanvasText, screenshot, seriousViolations } from '../console/browser.ts';
 import { startIdp, type TestIdp } from '../console/idp.ts';
+import type { SecurityService } from '../../src/features/security/service.ts';
 
 const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
 const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
 const WIDE = { width: 1280, height: 860 };
 /** Half of a 1366-pixel laptop screen. */
 const HALF = { width: 683, height: 860 };
+const PHONE = { width: 390, height: 844 };
+let totpSecret = '';
+/** The admin's authenticator code for the time step of `timestamp`. */
+const totpAt = (timestamp: number) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(totpSecret) }).generate({ timestamp });
+const security = () => gw.gateway.runtime.services.security as SecurityService;
+/** An access token of the page's console session, as the console itself asks for one. */
+const consoleToken = (page: Page) =>
+  page.evaluate(() => fetch('/console/session/token', { method: 'POST', headers: { 'x-gateway-console': '1' } }).then(async (r) => (await r.json()).access_token as string));
 
 let mock: MockUpstream;
 let idp: TestIdp;
@@ -377,19 +386,164 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await admin.getByRole('img', { name: 'QR code to scan with your authenticator app' }).waitFor();
     await check(admin, '10-security-totp');
-    const secret = (await admin.locator('.totp code').textContent())!.trim();
+    totpSecret = (await admin.locator('.totp code').textContent())!.trim();
+    const secret = totpSecret;
     const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
     await admin.getByLabel('Code').fill(code);
     await admin.getByRole('button', { name: 'Verify' }).click();
     await admin.getByText('Two-factor authentication is on.').waitFor();
   });
 
-  it('signs out and revokes the tokens', async () => {
-    const token = await admin.evaluate(() => JSON.parse(sessionStorage.getItem('gw-console-tokens')!).access_token as string);
+  it('styles the sign-in and two-factor pages like the console, with no sideways scroll on a phone', async () => {
+    const { page, context } = await newPage(PHONE);
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
+    await page.waitForURL(/\/oauth\/interaction\//);
+    await check(page, '17-sign-in-form-phone');
+    // The form's look is the console's: its panel and primary button colours.
+    expect(await page.locator('main').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(31, 95, 201)');
+    await page.getByLabel('Email').fill(ROOT.email);
+    await page.getByLabel('Password').fill(ROOT.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Two-factor authentication' }).waitFor();
+    await check(page, '18-second-factor-phone');
+    // The enrolment used this time step: the next one signs in.
+    security().now = () => Date.now() + 30_000;
+    await page.getByLabel('Authentication code').fill(totpAt(Date.now() + 30_000));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await check(page, '19-overview-phone');
+    await context.close();
+  });
+
+  it('keeps the session across tabs and reloads, in an HttpOnly SameSite=Strict cookie and no storage a script reads', async () => {
+    const second = await admin.context().newPage();
+    await second.goto(`${base}/console/keys`);
+    await second.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await second.reload();
+    await second.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    const cookies = await admin.context().cookies(`${base}/console/`);
+    const session = cookies.find((c) => c.name === 'gw_console_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+    expect(await second.evaluate(() => document.cookie)).not.toContain('gw_console_session');
+    const stored = await second.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
+    expect(stored).not.toMatch(/token|[A-Za-z0-9_-]{43}/i);
+    // The cookie alone mints no token: the console's header is needed, and a foreign origin is refused.
+    const bare = await fetch(`${base}/console/session/token`, { method: 'POST', headers: { cookie: `gw_console_session=${session.value}` } });
+    expect([bare.status, (await bare.json()).error.code]).toEqual([403, 'console_only']);
+    const foreign = await fetch(`${base}/console/session/token`, { method: 'POST', headers: { cookie: `gw_console_session=${session.value}`, 'x-gateway-console': '1', origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const minted = await fetch(`${base}/console/session/token`, { method: 'POST', headers: { cookie: `gw_console_session=${session.value}`, 'x-gateway-console': '1' } });
+    expect(minted.status).toBe(200);
+    expect((await api(gw, 'GET', '/v1/api-keys', undefined, (await minted.json()).access_token)).status).toBe(200);
+    await second.close();
+  });
+
+  it('says so when the session ends under a page, and keeps the unsaved edit through a new sign-in', async () => {
+    await go(admin, 'settings', 'Settings');
+    await admin.getByLabel('Time zone').fill('Asia/Tokyo');
+    // Signed out in another tab: this one's token and session are revoked.
+    const other = await admin.context().newPage();
+    await other.goto(`${base}/console/overview`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByRole('button', { name: 'Sign in with your gateway account' }).waitFor();
+    const ended = admin.getByRole('dialog', { name: 'You are signed out' });
+    await ended.waitFor();
+    await screenshot(admin, '20-session-ended');
+    expect(await seriousViolations(admin)).toEqual([]);
+    // Sign in again in the other tab (the second factor's next step); this tab picks the session up.
+    await other.getByRole('button', { name: 'Sign in with your gateway account' }).click();
+    await other.getByLabel('Email').fill(ROOT.email);
+    await other.getByLabel('Password').fill(ROOT.password);
+    await other.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await other.waitForURL(`${base}/console/overview`);
+    await ended.waitFor({ state: 'detached' });
+    expect(await admin.getByLabel('Time zone').inputValue()).toBe('Asia/Tokyo');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+    expect((await api(gw, 'GET', '/v1/admin/users/root/settings')).body.account.timezone).toBe('Asia/Tokyo');
+    await other.close();
+  });
+
+  it('forgets a trusted device, toggles login alerts and turns two-factor off with a code', async () => {
+    const rootStatus = async () => (await api(gw, 'GET', '/v1/security/status', undefined, await consoleToken(admin))).body;
+    await go(admin, 'security', 'Security');
+    const devices = admin.getByRole('region', { name: 'Trusted devices' });
+    await devices.getByRole('row').nth(1).waitFor();
+    const before = (await rootStatus()).trusted_devices.length;
+    expect(before).toBeGreaterThan(0);
+    await check(admin, '21-security');
+    await devices.getByRole('button', { name: /^Forget / }).first().click();
+    await expect.poll(async () => (await rootStatus()).trusted_devices.length).toBe(before - 1);
+    await admin.getByLabel('Email me when someone signs in from a new device or address').check();
+    await expect.poll(async () => (await rootStatus()).login_alerts_enabled).toBe(true);
+    await admin.getByLabel('Code to turn it off').fill('000000');
+    await admin.getByRole('button', { name: 'Turn off two-factor' }).click();
+    await admin.getByText('That code is not right').waitFor();
+    expect((await rootStatus()).two_factor_enabled).toBe(true);
+    security().now = () => Date.now() + 60_000;
+    await admin.getByLabel('Code to turn it off').fill(totpAt(Date.now() + 60_000));
+    await admin.getByRole('button', { name: 'Turn off two-factor' }).click();
+    await admin.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
+    expect((await rootStatus()).two_factor_enabled).toBe(false);
+    security().now = () => Date.now();
+  });
+
+  it("lets an admin reset a member's second factor from the users page", async () => {
+    const enrol = await api(gw, 'POST', '/v1/security/send-code', { type: 'totp' }, DEMO_KEY);
+    const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(enrol.body.secret) }).generate();
+    expect((await api(gw, 'POST', '/v1/security/verify', { type: 'totp', code }, DEMO_KEY)).body.verified).toBe(true);
+    await go(admin, 'users', 'Users');
+    await admin.getByRole('button', { name: 'Reset 2FA alice' }).click();
+    await admin.getByText('Two-factor authentication is off for alice.').waitFor();
+    expect((await api(gw, 'GET', '/v1/security/status', undefined, DEMO_KEY)).body.two_factor_enabled).toBe(false);
+  });
+
+  it('switches to dark mode and remembers it; follows the system when asked to', async () => {
+    await go(admin, 'keys', 'API keys');
+    await admin.getByLabel('Theme').selectOption('dark');
+    const background = () => admin.evaluate(() => getComputedStyle(document.body.parentElement!).backgroundColor);
+    expect(await background()).toBe('rgb(17, 21, 29)');
+    await admin.reload();
+    await admin.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    expect(await background()).toBe('rgb(17, 21, 29)');
+    await check(admin, '22-keys-dark');
+    await admin.setViewportSize({ width: 390, height: 844 });
+    await check(admin, '23-keys-dark-phone');
+    // The row's actions stay on screen at the table's right edge.
+    const rotate = admin.getByRole('button', { name: /^Rotate / }).first();
+    const box = (await rotate.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await admin.setViewportSize(WIDE);
+    await admin.getByLabel('Theme').selectOption('system');
+    const page = await admin.context().newPage();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${base}/console/overview`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(17, 21, 29)');
+    await page.close();
+  });
+
+  it('opens a dialog on its first field', async () => {
+    await go(admin, 'keys', 'API keys');
+    await admin.getByRole('button', { name: 'Create key' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('Name').evaluate((el) => el === document.activeElement)).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('signs out and revokes the tokens and the session', async () => {
+    const token = await consoleToken(admin);
     expect((await api(gw, 'GET', '/v1/api-keys', undefined, token)).status).toBe(200);
     await admin.getByRole('button', { name: 'Sign out' }).click();
     await admin.getByRole('button', { name: 'Sign in with your gateway account' }).waitFor();
     await expect.poll(async () => (await api(gw, 'GET', '/v1/api-keys', undefined, token)).status).toBe(401);
+    // The session is over for every tab: a new one asks for the password.
+    const again = await admin.evaluate(() => fetch('/console/session/token', { method: 'POST', headers: { 'x-gateway-console': '1' } }).then((r) => r.status));
+    expect(again).toBe(401);
+    expect(await admin.context().cookies(`${base}/console/`)).not.toContainEqual(expect.objectContaining({ name: 'gw_console_session' }));
     await admin.context().close();
   });
 

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { Secret, TOTP, URI } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityService } from '../../src/features/security/service.ts';
-import { startTestGateway, MASTER_KEY, type TestGateway } from '../_setup.ts';
+import { recordingLogger, startTestGateway, MASTER_KEY, type TestGateway } from '../_setup.ts';
 import { startSmtpCapture, subjectOf, type SmtpCapture } from '../smtp-capture.ts';
 
 const ALICE_KEY = 'sk-bf-sec-alice-0000000000000000000000000000';
@@ -42,11 +42,12 @@ describe('security verification', () => {
   let smtp: SmtpCapture;
   let sms: SmsHook;
   let security: SecurityService;
+  const logger = recordingLogger();
 
   beforeAll(async () => {
     smtp = await startSmtpCapture();
     sms = await startSmsHook();
-    gw = await startTestGateway('security.yaml', { SMTP_URL: smtp.url, SMS_URL: sms.url });
+    gw = await startTestGateway('security.yaml', { SMTP_URL: smtp.url, SMS_URL: sms.url }, { logger });
     security = gw.gateway.runtime.services.security as SecurityService;
   });
   afterAll(async () => {
@@ -301,6 +302,27 @@ describe('security verification', () => {
     const locked = await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: right });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
+  });
+
+  it("lets an admin reset a member's second factor (a lost phone), logged with who did it; members may not", async () => {
+    // bob: 2FA on and locked by the test above.
+    expect((await call('GET', '/v1/security/status', BOB_KEY)).body.two_factor_enabled).toBe(true);
+    const refused = await call('POST', '/v1/admin/users/bob/two-factor/reset', ALICE_KEY);
+    expect([refused.status, refused.body.error.type]).toEqual([403, 'permission_error']);
+    expect((await call('GET', '/v1/security/status', BOB_KEY)).body.two_factor_enabled).toBe(true);
+    const unknown = await call('POST', '/v1/admin/users/nobody/two-factor/reset', MASTER_KEY);
+    expect([unknown.status, unknown.body.error.type]).toEqual([404, 'not_found_error']);
+
+    const reset = await call('POST', '/v1/admin/users/bob/two-factor/reset', MASTER_KEY);
+    expect(reset.status).toBe(200);
+    expect(reset.body).toMatchObject({ two_factor_enabled: false, two_factor_method: null });
+    expect((await call('GET', '/v1/security/status', BOB_KEY)).body).toMatchObject({ two_factor_enabled: false, two_factor_method: null });
+    expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'two-factor reset by an admin', fields: expect.objectContaining({ account: 'bob', by: 'admin' }) }));
+    // bob enrols a new authenticator, the lock of the old one lifted.
+    const enrol = await call('POST', '/v1/security/send-code', BOB_KEY, { type: 'totp' });
+    expect(enrol.status).toBe(200);
+    const totp = URI.parse(enrol.body.otpauth_url) as TOTP;
+    expect((await call('POST', '/v1/security/verify', BOB_KEY, { type: 'totp', code: totp.generate({ timestamp: security.now() }) })).body.verified).toBe(true);
   });
 });
 

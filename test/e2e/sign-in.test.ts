@@ -157,7 +157,7 @@ describe('second factor at sign-in and trusted devices', () => {
       expect(wrong.body).toContain('邮箱或密码错误。');
       const asked = await login(browser, form, CAROL);
       expect(asked.body).toContain('<h1>双重验证</h1>');
-      expect(asked.body).toContain('<button type="submit">验证</button>');
+      expect(asked.body).toContain('<button type="submit" class="primary">验证</button>');
       const wrongCode = await submit(browser, form, { action: 'second-factor', code: '000000' });
       expect(wrongCode.status).toBe(401);
       expect(wrongCode.body).toContain('验证码错误。');

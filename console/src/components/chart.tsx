@@ -58,6 +58,10 @@ export function DailyChart(props: { title: string; days: string[]; series: Serie
     const xs = props.days.map(dayToSeconds);
     const first = xs[0] ?? 0;
     const last = xs[xs.length - 1] ?? first;
+    // Axis and grid in the theme's colours (read when drawn: light or dark).
+    const style = getComputedStyle(document.documentElement);
+    const axis = style.getPropertyValue('--muted').trim() || '#3d4451';
+    const gridLine = style.getPropertyValue('--line').trim() || '#e3e6ea';
     const options: uPlot.Options = {
       width: element.clientWidth || 600,
       height: props.height ?? 220,
@@ -69,9 +73,9 @@ export function DailyChart(props: { title: string; days: string[]; series: Serie
         y2: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       },
       axes: [
-        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' }, splits: dayTicks, values: dayLabels },
-        { stroke: '#3d4451', grid: { stroke: '#e3e6ea' }, size: labelRoom, values: (_u, values) => values.map((v) => props.series[0]?.format?.(v) ?? String(v)) },
-        ...(hasY2 ? [{ scale: 'y2', side: 1, stroke: '#3d4451', grid: { show: false }, size: labelRoom } as uPlot.Axis] : []),
+        { stroke: axis, grid: { stroke: gridLine }, splits: dayTicks, values: dayLabels },
+        { stroke: axis, grid: { stroke: gridLine }, size: labelRoom, values: (_u, values) => values.map((v) => props.series[0]?.format?.(v) ?? String(v)) },
+        ...(hasY2 ? [{ scale: 'y2', side: 1, stroke: axis, grid: { show: false }, size: labelRoom } as uPlot.Axis] : []),
       ],
       series: [
         {},

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { navigate } from '../router.ts';
 import { pagesFor } from '../pages.ts';
 import { useSession } from '../session.ts';
+import { ThemeSwitch } from './theme-switch.tsx';
 import { Alert } from './ui.tsx';
 
 export function Link(props: { href: string; children: ComponentChildren; current?: boolean; class?: string }) {
@@ -33,6 +34,7 @@ export function Layout(props: { page: string; title: string; onSignOut(): void; 
       <header class="topbar">
         <span class="brand">Gateway console</span>
         <span class="who">
+          <ThemeSwitch />
           <span>{account.email ?? account.sub}</span>
           <span class="badge">{account.role}</span>
           <button type="button" class="ghost" onClick={props.onSignOut}>

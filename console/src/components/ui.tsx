@@ -52,24 +52,38 @@ export const Loading = () => (
   </p>
 );
 
-/** A modal <dialog> (focus trapped and Escape handled by the browser), open while mounted. */
-export function Dialog(props: { title: string; onClose(): void; children: ComponentChildren }) {
+/** The fields a dialog opens on: an explicit autofocus first, else its first field (never the close button). */
+const FIRST_FIELD = '[autofocus], input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])';
+
+/**
+ * A modal <dialog> (focus trapped and Escape handled by the browser), open while mounted, focused on
+ * its first field. `locked`: no close button and Escape does nothing (a step that must be answered).
+ */
+export function Dialog(props: { title: string; onClose(): void; children: ComponentChildren; locked?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current!;
     if (!dialog.open) dialog.showModal();
+    dialog.querySelector<HTMLElement>(FIRST_FIELD)?.focus();
     const close = () => props.onClose();
+    const cancel = (event: Event) => props.locked && event.preventDefault();
     dialog.addEventListener('close', close);
-    return () => dialog.removeEventListener('close', close);
+    dialog.addEventListener('cancel', cancel);
+    return () => {
+      dialog.removeEventListener('close', close);
+      dialog.removeEventListener('cancel', cancel);
+    };
   }, []);
   return (
     <dialog ref={ref} aria-labelledby={titleId}>
       <div class="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" class="ghost" aria-label="Close" onClick={() => ref.current?.close()}>
-          ×
-        </button>
+        {!props.locked && (
+          <button type="button" class="ghost" aria-label="Close" onClick={() => ref.current?.close()}>
+            ×
+          </button>
+        )}
       </div>
       {props.children}
     </dialog>
@@ -126,19 +140,25 @@ export interface RowAction {
   label: string;
   run(): void;
   danger?: boolean;
+  /** Not a configuration write: offered in read-only mode too. */
+  always?: boolean;
 }
 
-/** The last cell of a table row: its action buttons, each named with the row ("Rotate ci key"). */
+/**
+ * The last cell of a table row: its action buttons, each named with the row ("Rotate ci key").
+ * It sticks to the right edge of a table wider than the screen, so a phone reaches the actions
+ * without scrolling the table to its end.
+ */
 export function RowActions(props: { target: string; disabled: boolean; actions: RowAction[] }) {
   return (
-    <td>
+    <td class="actions-cell">
       <div class="row-actions">
         {props.actions.map((action) => (
           <button
             type="button"
             key={action.label}
             class={action.danger ? 'small danger' : 'small'}
-            disabled={props.disabled}
+            disabled={props.disabled && !action.always}
             onClick={action.run}
             aria-label={`${action.label} ${props.target}`}
           >

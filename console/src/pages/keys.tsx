@@ -139,7 +139,7 @@ export function KeysPage() {
                 <th scope="col">Requests</th>
                 <th scope="col">Tokens</th>
                 <th scope="col">Created</th>
-                <th scope="col">
+                <th scope="col" class="actions-cell">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>

@@ -126,6 +126,17 @@ export function ResourcePage(props: { kind: string }) {
     }
   };
 
+  /** A member who lost their authenticator signs in with the password alone again (users only). */
+  const resetTwoFactor = async (item: Item) => {
+    if (!confirm(`Turn two-factor authentication off for ${item.id}? They sign in with their password alone until they enrol again.`)) return;
+    try {
+      await api.post(`/v1/admin/users/${encodeURIComponent(item.id)}/two-factor/reset`);
+      setNotice({ kind: 'success', text: `Two-factor authentication is off for ${item.id}.` });
+    } catch (e) {
+      setNotice({ kind: 'error', text: (e as Error).message });
+    }
+  };
+
   return (
     <>
       <div class="toolbar">
@@ -149,7 +160,7 @@ export function ResourcePage(props: { kind: string }) {
                     {c.label}
                   </th>
                 ))}
-                <th scope="col">
+                <th scope="col" class="actions-cell">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -173,6 +184,7 @@ export function ResourcePage(props: { kind: string }) {
                     disabled={!!readOnly}
                     actions={[
                       { label: 'Edit', run: () => setEditing(item) },
+                      ...(props.kind === 'users' ? [{ label: 'Reset 2FA', run: () => resetTwoFactor(item), always: true }] : []),
                       { label: 'Delete', run: () => remove(item), danger: true },
                     ]}
                   />

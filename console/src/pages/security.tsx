@@ -1,11 +1,13 @@
 /**
- * Account security: what is verified, email and phone verification by code, and two-factor
- * authentication with an authenticator app (the otpauth URL drawn as a QR code, in the browser).
+ * Account security: what is verified, email and phone verification by code, two-factor
+ * authentication with an authenticator app (the otpauth URL drawn as a QR code, in the browser)
+ * and turning it off with a code, login alerts, and the trusted devices that skip the second factor.
  */
 import { renderSVG } from 'uqr';
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { Alert, errorFor, Field, Loading } from '../components/ui.tsx';
+import { formatDateTime } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 
 interface SecurityStatus {
@@ -13,6 +15,8 @@ interface SecurityStatus {
   phone_verified: boolean;
   two_factor_enabled: boolean;
   two_factor_method: string | null;
+  login_alerts_enabled: boolean;
+  trusted_devices: Array<{ id: string; name: string; last_used: string }>;
 }
 
 type CodeType = 'email' | 'sms' | 'totp';
@@ -87,6 +91,115 @@ function Verification(props: { type: CodeType; title: string; recipientLabel?: s
       )}
       {error && !errorFor('recipient', error) && !errorFor('code', error) && <Alert kind="error">{error.message}</Alert>}
       {message && <Alert kind="info">{message}</Alert>}
+      {props.type === 'totp' && props.done && !sent && <TurnOff onDone={props.onVerified} />}
+    </section>
+  );
+}
+
+/** Two-factor off, with a current code of the authenticator (a wrong one changes nothing). */
+function TurnOff(props: { onDone(): void }) {
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setMessage(null);
+    try {
+      const result = await api.post<{ success: boolean }>('/v1/security/two-factor/disable', { code: code.trim() });
+      if (result.success) {
+        setCode('');
+        props.onDone();
+      } else setMessage('That code is not right: two-factor authentication stays on.');
+    } catch (e) {
+      setError(e as ApiError);
+    }
+  };
+  return (
+    <form onSubmit={submit} class="inline-form turn-off" noValidate>
+      <Field label="Code to turn it off" inputMode="numeric" autoComplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} error={errorFor('code', error)} />
+      <button type="submit" class="danger">
+        Turn off two-factor
+      </button>
+      {error && !errorFor('code', error) && <Alert kind="error">{error.message}</Alert>}
+      {message && <Alert kind="warning">{message}</Alert>}
+    </form>
+  );
+}
+
+/** Login alerts: a mail for each sign-in from a new device or address. */
+function LoginAlerts(props: { enabled: boolean; onChanged(): void }) {
+  const [error, setError] = useState<string | null>(null);
+  const toggle = async (enabled: boolean) => {
+    setError(null);
+    try {
+      await api.put('/v1/security/login-alerts', { enabled });
+      props.onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="login-alerts">
+      <h2 id="login-alerts">Login alerts</h2>
+      <Field
+        type="checkbox"
+        label="Email me when someone signs in from a new device or address"
+        checked={props.enabled}
+        onChange={(e) => void toggle(e.currentTarget.checked)}
+      />
+      {error && <Alert kind="error">{error}</Alert>}
+    </section>
+  );
+}
+
+/** Browsers that completed a sign-in and skip the second factor; forgetting one makes it new again. */
+function TrustedDevices(props: { devices: SecurityStatus['trusted_devices']; onChanged(): void }) {
+  const [error, setError] = useState<string | null>(null);
+  const forget = async (id: string, name: string) => {
+    if (!confirm(`Forget "${name}"? Its next sign-in asks for the second factor again.`)) return;
+    setError(null);
+    try {
+      await api.del(`/v1/security/trusted-devices/${encodeURIComponent(id)}`);
+      props.onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="trusted-devices">
+      <h2 id="trusted-devices">Trusted devices</h2>
+      {props.devices.length === 0 ? (
+        <p class="muted">No trusted device. A browser becomes one when it completes a sign-in.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Device</th>
+                <th scope="col">Last used</th>
+                <th scope="col" class="actions-cell">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.devices.map((device) => (
+                <tr key={device.id}>
+                  <th scope="row">{device.name}</th>
+                  <td>{formatDateTime(device.last_used)}</td>
+                  <td class="actions-cell">
+                    <button type="button" class="small danger" aria-label={`Forget ${device.name}`} onClick={() => void forget(device.id, device.name)}>
+                      Forget
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {error && <Alert kind="error">{error}</Alert>}
     </section>
   );
 }
@@ -101,6 +214,8 @@ export function SecurityPage() {
       <Verification type="totp" title="Two-factor authentication" done={s.two_factor_enabled} onVerified={status.reload} />
       <Verification type="email" title="Email address" recipientLabel="Email address" done={s.email_verified} onVerified={status.reload} />
       <Verification type="sms" title="Phone number" recipientLabel="Phone number" done={s.phone_verified} onVerified={status.reload} />
+      <LoginAlerts enabled={s.login_alerts_enabled} onChanged={status.reload} />
+      <TrustedDevices devices={s.trusted_devices} onChanged={status.reload} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /** Signed out: sign in with a gateway account (the gateway's OAuth login) or the company's SSO. */
 import { useState } from 'preact/hooks';
 import { loadOptions, signIn } from '../auth.ts';
+import { ThemeSwitch } from '../components/theme-switch.tsx';
 import { Alert } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 
@@ -27,6 +28,7 @@ export function SignInPage(props: { returnTo: string }) {
         )}
       </div>
       <p class="muted small">Two-factor authentication is asked for at sign-in when your account has it.</p>
+      <ThemeSwitch />
     </main>
   );
 }

@@ -21,7 +21,9 @@ export function consoleClientMetadata(baseUrl: string): Record<string, unknown> 
     client_id: CONSOLE_CLIENT_ID,
     client_name: 'Gateway console',
     redirect_uris: [consoleRedirectUri(baseUrl)],
-    grant_types: ['authorization_code', 'refresh_token'],
+    // No refresh token: the console's session (session.ts) mints short tokens for the grant instead,
+    // so no long-lived token ever sits in the browser.
+    grant_types: ['authorization_code'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
     scope: CONSOLE_SCOPES.join(' '),

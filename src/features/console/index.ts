@@ -12,6 +12,7 @@ import type { Runtime } from '../../pipeline/runtime.ts';
 import { CONSOLE_CLIENT_ID, CONSOLE_PATH, CONSOLE_SCOPES, consoleRedirectUri } from './client.ts';
 import { createStaticHandler } from './static.ts';
 import { createSsoHandlers, ssoCallbackPath } from './sso-interaction.ts';
+import { createConsoleSessions } from './session.ts';
 
 /** What the sign-in page needs to know: how to start the flow, and whether SSO is offered. */
 function publicOptions(runtime: Runtime) {
@@ -28,12 +29,16 @@ function publicOptions(runtime: Runtime) {
 export function installConsole({ gateway, logger }: FeatureContext, provider: ProviderHandle): Installed {
   const sso = createSsoHandlers(provider, gateway, logger);
   const serveStatic = createStaticHandler();
+  const sessions = createConsoleSessions(provider, gateway.runtime, logger);
   return {
     mount(app) {
       app.get(
         `${CONSOLE_PATH}/config.json`,
         safe(logger, () => new Response(JSON.stringify(publicOptions(gateway.runtime)), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })),
       );
+      app.post(`${CONSOLE_PATH}/session`, safe(logger, (event: H3Event) => sessions.start(event.req)));
+      app.post(`${CONSOLE_PATH}/session/token`, safe(logger, (event: H3Event) => sessions.token(event.req)));
+      app.delete(`${CONSOLE_PATH}/session`, safe(logger, (event: H3Event) => sessions.end(event.req)));
       app.get(ssoCallbackPath, safe(logger, (event: H3Event) => sso.callback(event)));
       app.get(`${CONSOLE_PATH}/sso/:uid`, safe(logger, (event: H3Event) => sso.start(event)));
       const page = safe(logger, (event: H3Event) => serveStatic(event.req));

@@ -13,7 +13,8 @@ import type { Configuration } from 'openid-client';
 import { lazily } from '../../kernel/lazily.ts';
 import type { ConsoleSsoConfig } from '../../config/types.ts';
 import { fromAcceptLanguage } from '../../i18n/language.ts';
-import { errorPage, html } from '../oauth/views.ts';
+import { errorPage, html, HTML_HEADERS } from '../oauth/views.ts';
+import { callbackFailure, exchangeFailure, type SsoFailure } from './sso-failure.ts';
 import type { Logger } from '../../pipeline/types.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
 import { CONSOLE_CLIENT_ID, SSO_PATH } from './client.ts';
@@ -135,6 +136,17 @@ export function createSsoHandlers(providerOf: () => Promise<Provider>, gateway: 
     if (!raw) return html(errorPage(lang(event), 'ssoExpired'), 400);
     const pending = JSON.parse(raw) as PendingSignIn;
     const clearCookie = `${STATE_COOKIE}=; Path=${SSO_PATH}; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
+    /** The page of a failed sign-in; a configuration fault is logged as an error, for the operator. */
+    const failed = (failure: SsoFailure, cause?: unknown) => {
+      const fields = { issuer: sso.issuer, client_id: sso.client_id, reason: failure.detail ?? null, error: cause === undefined ? undefined : cause instanceof Error ? cause.message : String(cause) };
+      if (failure.operatorFault) logger.error('console sso sign-in failed: check console.sso and the client registered at the identity provider', fields);
+      else logger.warn('console sso sign-in failed', fields);
+      const status = failure.page === 'ssoUnreachable' ? 502 : failure.page === 'ssoRefused' ? 403 : 400;
+      return new Response(errorPage(lang(event), failure.page, failure.detail), { status, headers: { ...HTML_HEADERS, 'set-cookie': clearCookie } });
+    };
+    // The provider's own answer (access_denied, invalid_scope...) arrives as callback parameters.
+    const providerError = url.searchParams.get('error');
+    if (providerError) return failed(callbackFailure(providerError, url.searchParams.get('error_description')));
     try {
       const configuration = await configurationFor(sso);
       // The redirect URI we registered, whatever host the request came through.
@@ -158,13 +170,9 @@ export function createSsoHandlers(providerOf: () => Promise<Provider>, gateway: 
       logger.info('console sso sign-in', { account: accountId });
       return redirect(interaction.returnTo, clearCookie);
     } catch (error) {
-      if (error instanceof SsoRefusal) return html(errorPage(lang(event), 'ssoRefused', error.message), 403);
-      // The provider's own error (access_denied...) arrives as a callback parameter.
-      const reason = url.searchParams.get('error_description') ?? url.searchParams.get('error');
-      logger.warn('console sso sign-in failed', { error: error instanceof Error ? error.message : String(error) });
-      return html(errorPage(lang(event), reason ? 'ssoRefused' : 'ssoIncomplete', reason ?? undefined), 400);
+      if (error instanceof SsoRefusal) return failed({ page: 'ssoRefused', detail: error.message, operatorFault: false });
+      return failed(exchangeFailure(error), error);
     }
   }
-
   return { start, callback };
 }

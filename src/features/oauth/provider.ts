@@ -17,6 +17,8 @@ import { SUPPORTED_SCOPES } from '../../auth/scopes.ts';
 import { pinToIssuer } from './public-origin.ts';
 import { clientBasedCors, importOidcProvider, renderOAuthError } from './provider-output.ts';
 import { clientDeclared, issuedBeforeAccount } from './validity.ts';
+import { accountClaims, CLAIMS_BY_SCOPE } from './claims.ts';
+import { createSecurityState } from '../security/state.ts';
 
 /** Every OAuth endpoint lives under /oauth (CONTRACT "OAuth"); discovery stays at the issuer root. */
 export const OAUTH_ROUTES = {
@@ -94,6 +96,7 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
   // Loaded here, not at start: oidc-provider and its Koa app are only paid for once used.
   const { default: OidcProvider, errors } = await importOidcProvider(logger);
   const builtIn = new Set(firstParty.map((client) => client.clientId));
+  const security = createSecurityState(runtime.store);
 
   /**
    * Runs on every authorization request once its client and redirect_uri are checked (so what it
@@ -119,8 +122,8 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
     // Built-in first-party clients (the console) beside the ones gateway.yaml declares.
     clients: [...config.oauth.clients.map((client) => toClientMetadata(client, logger)), ...firstParty.map((client) => client.metadata(runtime.baseUrl))],
     scopes: SUPPORTED_SCOPES,
-    // role and group let a client (the console) show what the account may do without probing.
-    claims: { openid: ['sub'], email: ['email'], profile: ['name', 'role', 'group'] },
+    // The standard OIDC scopes and claims, plus role and group (claims.ts).
+    claims: CLAIMS_BY_SCOPE,
     // Parameters the provider keeps for the first-party clients, and the check above (on `scope`).
     extraParams: {
       ...Object.fromEntries(firstParty.flatMap((client) => client.authorizeParams ?? []).map((param) => [param, null])),
@@ -164,7 +167,7 @@ export async function createOAuthProvider(runtime: Runtime, logger: Logger, keys
       const clientId = ctx.oidc?.client?.clientId;
       if (clientId && !clientDeclared(snapshot, clientId, builtIn)) return undefined;
       if (issuedBeforeAccount(account, token ? (token.iiat ?? token.iat) : ctx.oidc?.session?.loginTs)) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email: account.email, name: account.name, role: account.role, group: account.group }) };
+      return { accountId: sub, claims: async () => accountClaims(account, await security.read(sub)) };
     },
     ttl: {
       AccessToken: HOUR,

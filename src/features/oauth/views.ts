@@ -5,6 +5,7 @@
  */
 import type { Language } from '../../i18n/language.ts';
 import { HTML_LANG, oauthPageTexts, type OAuthPageTexts } from '../../i18n/oauth-pages.ts';
+import { PAGE_STYLE } from './page-style.ts';
 
 export type PageError = keyof OAuthPageTexts['errors'];
 
@@ -16,19 +17,24 @@ const sentence = (text: string, values: Record<string, string>) =>
   escape(text).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? `<strong>${escape(values[name]!)}</strong>` : whole));
 
 /** A form that is only one button posting `action` (cancel, deny, allow...); `target` is already escaped. */
-const actionButton = (target: string, action: string, label: string) =>
-  `<form method="post" action="${target}"><input type="hidden" name="action" value="${action}"><button type="submit">${escape(label)}</button></form>`;
+const actionButton = (target: string, action: string, label: string, primary = false) =>
+  `<form method="post" action="${target}"><input type="hidden" name="action" value="${action}"><button type="submit"${primary ? ' class="primary"' : ''}>${escape(label)}</button></form>`;
 
+/** An error sentence above a form or alone on its page. */
+const errorAlert = (text: string) => `<p class="alert error" role="alert">${escape(text)}</p>`;
+
+/** A page in the console's look (page-style.ts): the gateway's bar, then a card with the title and `body`. */
 function page(language: Language, title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="${HTML_LANG[language]}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${escape(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}
-label,input,button{display:block;width:100%;margin:.4rem 0}input{padding:.5rem}button{padding:.6rem}
-.error{color:#b00020}ul{padding-left:1.2rem}</style></head>
-<body><h1>${escape(title)}</h1>
+<style>${PAGE_STYLE}</style></head>
+<body><header class="brand">LLM gateway</header>
+<main><h1>${escape(title)}</h1>
 ${body}
+</main>
 </body></html>`;
 }
 
@@ -40,9 +46,9 @@ ${body}
 export function loginPage(options: { language: Language; action: string; clientName: string; email?: string; error?: PageError; offerCode?: boolean; codeSent?: boolean }): string {
   const t = oauthPageTexts(options.language);
   const error = options.error
-    ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>`
+    ? errorAlert(t.errors[options.error])
     : options.codeSent
-      ? `<p role="status">${escape(t.signInCodeSent)}</p>`
+      ? `<p class="alert info" role="status">${escape(t.signInCodeSent)}</p>`
       : '';
   const action = escape(options.action);
   const email = escape(options.email ?? '');
@@ -58,18 +64,18 @@ export function loginPage(options: { language: Language; action: string; clientN
     `<p>${sentence(t.signInIntro, { client: options.clientName })}</p>
 ${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="login">
-<label for="email">${escape(t.email)}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-<label for="password">${escape(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-${codeInput}<button type="submit">${escape(t.signIn)}</button>
+<label for="email">${escape(t.email)}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}"${email ? '' : ' autofocus'}>
+<label for="password">${escape(t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required${email ? ' autofocus' : ''}>
+${codeInput}<div class="buttons"><button type="submit" class="primary">${escape(t.signIn)}</button></div>
 </form>
-${mailCode}${actionButton(action, 'abort', t.cancel)}`,
+<div class="buttons">${mailCode}${actionButton(action, 'abort', t.cancel)}</div>`,
   );
 }
 
 /** The second step with two-factor authentication on: a code of the authenticator app. */
 export function secondFactorPage(options: { language: Language; action: string; clientName: string; error?: PageError }): string {
   const t = oauthPageTexts(options.language);
-  const error = options.error ? `<p class="error" role="alert">${escape(t.errors[options.error])}</p>` : '';
+  const error = options.error ? errorAlert(t.errors[options.error]) : '';
   const action = escape(options.action);
   return page(
     options.language,
@@ -77,10 +83,10 @@ export function secondFactorPage(options: { language: Language; action: string; 
     `<p>${sentence(t.secondFactorIntro, { client: options.clientName })}</p>
 ${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="second-factor">
-<label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required>
-<button type="submit">${escape(t.verify)}</button>
+<label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required autofocus>
+<div class="buttons"><button type="submit" class="primary">${escape(t.verify)}</button></div>
 </form>
-${actionButton(action, 'abort', t.cancel)}`,
+<div class="buttons">${actionButton(action, 'abort', t.cancel)}</div>`,
   );
 }
 
@@ -95,16 +101,16 @@ export function consentPage(options: { language: Language; action: string; clien
 <ul>
 ${items || `<li>${escape(t.noPermission)}</li>`}
 </ul>
-${actionButton(escape(options.action), 'consent', t.allow)}
-${actionButton(escape(options.action), 'abort', t.deny)}`,
+<div class="buttons">${actionButton(escape(options.action), 'consent', t.allow, true)}
+${actionButton(escape(options.action), 'abort', t.deny)}</div>`,
   );
 }
 
 /** An error page; `detail` (shown as written, escaped) is what another system said, e.g. an IdP's reason. */
 export function errorPage(language: Language, error: PageError, detail?: string): string {
   const t = oauthPageTexts(language);
-  const more = detail ? `\n<p>${escape(detail)}</p>` : '';
-  return page(language, t.errorTitle, `<p class="error">${escape(t.errors[error])}</p>${more}`);
+  const more = detail ? `\n<p class="detail">${escape(detail)}</p>` : '';
+  return page(language, t.errorTitle, `${errorAlert(t.errors[error])}${more}`);
 }
 
 /**
@@ -113,7 +119,7 @@ export function errorPage(language: Language, error: PageError, detail?: string)
  */
 export function oauthErrorPage(language: Language, out: { error?: unknown; error_description?: unknown }): string {
   const t = oauthPageTexts(language);
-  const description = out.error_description ? `<p class="error">${escape(String(out.error_description))}</p>\n` : '';
+  const description = out.error_description ? `${errorAlert(String(out.error_description))}\n` : '';
   return page(language, t.errorTitle, `${description}<p><code>${escape(String(out.error ?? 'server_error'))}</code></p>`);
 }
 

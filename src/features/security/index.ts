@@ -11,5 +11,5 @@ declare module '../../pipeline/services.ts' {
 
 export function installSecurity({ runtime, logger }: FeatureContext): Installed & { service: SecurityService } {
   const service = createSecurityService(runtime, logger);
-  return { service, services: { security: service }, routes: securityRoutes(service) };
+  return { service, services: { security: service }, routes: securityRoutes(service, logger) };
 }

@@ -3,11 +3,12 @@
  * and what the status reports: turn two-factor authentication off (with a code), turn login
  * alerts on or off, revoke a trusted device. Each acts on the caller's own account.
  */
-import { invalidBody, invalidValue } from '../../kernel/errors.ts';
+import { invalidBody, invalidValue, notFound } from '../../kernel/errors.ts';
 import type { Principal } from '../../pipeline/principal.ts';
 import type { SecurityService } from './service.ts';
 import { CODE_TYPES, type CodeType } from './types.ts';
 import { defineRoutes, type RouteDef } from '../../http/route.ts';
+import type { Logger } from '../../pipeline/types.ts';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 /** E.164-ish after removing spaces, dashes, dots and parentheses. */
@@ -49,7 +50,7 @@ function codeValue(value: unknown): string {
 }
 
 /** The RouteDefs of /v1/security/*, bound to a service. */
-export function securityRoutes(service: SecurityService): RouteDef[] {
+export function securityRoutes(service: SecurityService, logger: Logger): RouteDef[] {
   return defineRoutes([
     {
       method: 'POST',
@@ -101,6 +102,19 @@ export function securityRoutes(service: SecurityService): RouteDef[] {
       path: '/v1/security/trusted-devices/:id',
       access: 'key',
       handler: ({ params, principal }) => service.revokeDevice(principal.accountId, params.id!),
+    },
+    {
+      // An admin turns a member's second factor off (a lost phone); the log says who did it to whom.
+      method: 'POST',
+      path: '/v1/admin/users/:id/two-factor/reset',
+      access: 'admin',
+      async handler({ params, principal, runtime }) {
+        const account = params.id!;
+        if (!runtime.current().accounts.has(account)) throw notFound(`No user with id '${account}'.`);
+        const status = await service.resetTwoFactor(account);
+        logger.info('two-factor reset by an admin', { account, by: principal.accountId, credential: principal.kind });
+        return status;
+      },
     },
   ]);
 }

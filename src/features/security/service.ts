@@ -213,6 +213,15 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
       return true;
     },
 
+    /**
+     * An admin's way back in for a member who lost their authenticator: two-factor off without a
+     * code (the enrolled secret forgotten, a pending lock lifted). The route logs who did it.
+     */
+    async resetTwoFactor(account: string): Promise<SecurityStatus> {
+      await store.del(totpTriesKey(account));
+      return publicStatus(await updateState(account, { two_factor_enabled: false, two_factor_method: null, totp_secret: undefined, totp_last_step: undefined }));
+    },
+
     /** Forgets a trusted device: its next sign-in is a new device again (404 when unknown). */
     async revokeDevice(account: string, id: string): Promise<SecurityStatus> {
       await devices.revoke(account, id);
