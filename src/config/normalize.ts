@@ -37,6 +37,11 @@ export function normalizeConfig(data: Mutable): GatewayConfig {
   // Accounts whose settings name no temperature get the system's default.
   config.settings.api.default_temperature ??= config.limits.default_temperature;
   config.pipeline = normalizePipeline(data.pipeline as RawPipelineEntry[] | undefined);
+  // The default pipeline runs declared guardrails after the limits and before the cache.
+  if (data.pipeline === undefined && config.guardrails.length) {
+    config.pipeline.splice(config.pipeline.findIndex((e) => e.name === 'cache'), 0, { name: 'guardrails', enabled: true, options: {} });
+  }
+  for (const guardrail of config.guardrails) guardrail.name ??= guardrail.id;
   return config;
 }
 
