@@ -5,7 +5,8 @@
  *
  * What leaves is the text up to the last whitespace at least `hold_back_chars` before the end of
  * what has arrived (a word still arriving, an email, a key or a JWT, is held whole), moved back
- * to the start of any match it would cut and of a private key block still open. Matches no longer
+ * to the start of any match it would cut, of digit groups before it (a card or an IBAN written in
+ * groups of four) and of a private key block still open. Matches no longer
  * than the window are therefore never split; longer ones are held whole while they have no
  * whitespace, up to `max_hold_chars`, past which the window alone applies. The first token is
  * delayed by at most the window (README "Guardrails").
@@ -131,7 +132,7 @@ function release(state: ChoiceState, scanners: readonly Running<Scanner>[], wind
 function safeCut(text: string, scanners: readonly Running<Scanner>[], window: WindowOptions): number {
   const limit = text.length - window.hold_back_chars;
   if (limit <= 0) return 0;
-  let cut = lastWhitespace(text, limit);
+  let cut = numberRunStart(text, lastWhitespace(text, limit));
   if (text.length - cut > window.max_hold_chars) cut = limit;
   for (const { check } of scanners) {
     const open = check.holdFrom?.(text) ?? -1;
@@ -139,6 +140,21 @@ function safeCut(text: string, scanners: readonly Running<Scanner>[], window: Wi
   }
   return Math.max(cut, 0);
 }
+
+/**
+ * Moves a cut back over the short digit groups before it (`4111 1111`, `+44 20`, `DE89 3704`): a
+ * card, phone number or IBAN written in groups has spaces inside, and may be longer than the window.
+ */
+function numberRunStart(text: string, cut: number): number {
+  for (;;) {
+    const start = text.lastIndexOf(' ', cut - 1) + 1;
+    if (start >= cut || !NUMBER_GROUP.test(text.slice(start, cut))) return cut;
+    cut = Math.max(start - 1, 0);
+    if (cut === 0) return 0;
+  }
+}
+
+const NUMBER_GROUP = /^[0-9A-Z+().-]{1,6}$/;
 
 /** Index of the last whitespace at or before `at`, 0 when there is none. */
 function lastWhitespace(text: string, at: number): number {
