@@ -51,6 +51,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
     stream: call.stream,
     cache_hit: call.cache_hit,
     cache_similarity: call.cache_similarity ?? null,
+    guardrails: call.guardrails ?? null,
     attempts: call.attempts.map((a) => ({
       model: a.model,
       provider: a.provider ?? null,

@@ -75,4 +75,9 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
     sql: `ALTER TABLE call_logs ADD COLUMN sanitized BOOLEAN NOT NULL DEFAULT false;`,
   },
+  {
+    version: 4,
+    name: 'call_logs.guardrails (the verdicts of the guardrails that ran)',
+    sql: `ALTER TABLE call_logs ADD COLUMN guardrails JSONB;`,
+  },
 ];

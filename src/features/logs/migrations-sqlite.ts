@@ -85,4 +85,9 @@ export const sqliteMigrations: Migration[] = [
     name: 'call_logs.sanitized (the stored text replaces what the store cannot hold)',
     sql: `ALTER TABLE call_logs ADD COLUMN sanitized INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 4,
+    name: 'call_logs.guardrails (the verdicts of the guardrails that ran, JSON)',
+    sql: `ALTER TABLE call_logs ADD COLUMN guardrails TEXT;`,
+  },
 ];
