@@ -36,7 +36,8 @@ export default definePlugin<WindowOptions>({
   },
 });
 
-async function guarded(ctx: GatewayContext, next: Next, input: Guardrail[], output: Guardrail[], window: WindowOptions, logger: Logger): Promise<Response> {
+/** Runs `input` now and `output` on the answer (shared with plugin-defined guardrails, define.ts). */
+export async function guarded(ctx: GatewayContext, next: Next, input: Guardrail[], output: Guardrail[], window: WindowOptions, logger: Logger): Promise<Response> {
   if (input.length) await guardInput(ctx, input, logger);
   if (!output.length) return next();
   if (ctx.body.stream) {
