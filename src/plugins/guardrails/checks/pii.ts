@@ -12,9 +12,45 @@ import { overlapFree } from './spans.ts';
 export const PII_KINDS = ['email', 'phone', 'card', 'iban', 'ip'] as const;
 export type PiiKind = (typeof PII_KINDS)[number];
 
-const EMAIL = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63})+(?![\p{L}\p{N}-])/gu;
 const IPV4 = /(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d]|\.\d)/g;
-const IPV6 = /(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/g;
+const LOCAL_CHAR = /[\p{L}\p{N}._%+-]/u;
+const DOMAIN_CHAR = /[\p{L}\p{N}.-]/u;
+const IPV6_CHAR = /[0-9A-Fa-f:.]/;
+
+/**
+ * Spans around each `anchor` character, grown over `left` and `right` characters (at most `max`
+ * each way): scanning from the few `@` or `:` of a text instead of trying a pattern at every
+ * position keeps a 4 KB prompt well under a tenth of a millisecond.
+ */
+function* around(text: string, anchor: string, left: RegExp, right: RegExp, max: number): Generator<[number, number]> {
+  let lastEnd = -1;
+  for (let at = text.indexOf(anchor); at !== -1; at = text.indexOf(anchor, at + 1)) {
+    if (at < lastEnd) continue;
+    let start = at;
+    while (start > 0 && at - start < max && left.test(text[start - 1]!)) start--;
+    let end = at + 1;
+    while (end < text.length && end - at < max && right.test(text[end]!)) end++;
+    lastEnd = end;
+    yield [start, end];
+  }
+}
+
+function* emails(text: string): Generator<[number, number]> {
+  for (let [start, end] of around(text, '@', LOCAL_CHAR, DOMAIN_CHAR, 254)) {
+    while (end > start && (text[end - 1] === '.' || text[end - 1] === '-')) end--; // a sentence's full stop
+    if (isEmail(text.slice(start, end))) yield [start, end];
+  }
+}
+
+function* ipv6s(text: string): Generator<[number, number]> {
+  for (let [start, end] of around(text, ':', IPV6_CHAR, IPV6_CHAR, 45)) {
+    while (end > start && text[end - 1] === '.') end--;
+    const candidate = text.slice(start, end);
+    if (/\d/.test(candidate) && isIPv6(candidate) && !/[\w]/.test(text[start - 1] ?? '') && !/\w/.test(text[end] ?? '')) yield [start, end];
+  }
+}
+
+const TLD = /^\p{L}{2,63}$/u;
 
 export function isEmail(candidate: string): boolean {
   const at = candidate.lastIndexOf('@');
@@ -24,7 +60,7 @@ export function isEmail(candidate: string): boolean {
   const labels = domain.split('.');
   if (labels.length < 2 || candidate.length > 254) return false;
   if (labels.some((label) => !label || label.startsWith('-') || label.endsWith('-'))) return false;
-  return /^\p{L}{2,63}$/u.test(labels.at(-1)!); // a top-level domain is letters
+  return TLD.test(labels.at(-1)!); // a top-level domain is letters
 }
 
 /** IPv4 in dotted-decimal without leading zeros (`010.0.0.1` reads as octal to some parsers: not an address here). */
@@ -32,9 +68,8 @@ const isPlainIPv4 = (candidate: string) => isIPv4(candidate) && !/(?:^|\.)0\d/.t
 
 type Validator = { pattern: RegExp; valid(candidate: string): boolean };
 
-function validators(regions: readonly string[]): Record<PiiKind, Validator> {
+function validators(regions: readonly string[]): Record<Exclude<PiiKind, 'email'>, Validator> {
   return {
-    email: { pattern: EMAIL, valid: isEmail },
     card: { pattern: CARD_CANDIDATE, valid: isCardNumber },
     iban: { pattern: IBAN_CANDIDATE, valid: isIban },
     ip: { pattern: IPV4, valid: isPlainIPv4 },
@@ -54,15 +89,15 @@ export function piiScanner(kinds: readonly PiiKind[], regions: readonly string[]
     scan(text) {
       const findings: Finding[] = [];
       for (const kind of order) {
+        if (kind === 'email') {
+          for (const [start, end] of emails(text)) findings.push({ start, end, category: 'email' });
+          continue;
+        }
         const { pattern, valid } = all[kind];
         for (const match of text.matchAll(pattern)) {
           if (valid(match[0])) findings.push({ start: match.index, end: match.index + match[0].length, category: kind });
         }
-        if (kind === 'ip') {
-          for (const match of text.matchAll(IPV6)) {
-            if (isIPv6(match[0]) && /\d/.test(match[0])) findings.push({ start: match.index, end: match.index + match[0].length, category: 'ip' });
-          }
-        }
+        if (kind === 'ip') for (const [start, end] of ipv6s(text)) findings.push({ start, end, category: 'ip' });
       }
       return overlapFree(findings);
     },
