@@ -147,6 +147,15 @@ describe('redact', () => {
     expect(detail.guardrails).toContainEqual({ guardrail: 'pii', check: 'pii', stage: 'input', action: 'redact', result: 'redacted', categories: ['email', 'phone', 'iban'] });
   });
 
+  it('embeddings input and the Responses API go through the same guardrails', async () => {
+    const embedded = await openai().embeddings.create({ model: 'chat-model', input: ['mail ann@example.com', 'plain text'] });
+    expect(embedded.data).toHaveLength(2);
+    expect(gw.mock.requests[0]!.body.input).toEqual(['mail [EMAIL]', 'plain text']);
+    const error = await openaiError(() => openai().responses.create({ model: 'plain-model', input: `token ${JWT}` }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('guardrail_blocked');
+  });
+
   it('output, streamed: a card split over four chunks never reaches the client, even in part', async () => {
     gw.mock.setBehavior('m-compat', { reply: 'Your card 4111 1111 1111 1111 is on file, mail ann@example.com if it changes.' });
     const stream = await openai().chat.completions.create({ model: 'chat-model', stream: true, messages: [{ role: 'user', content: 'which card?' }] });
