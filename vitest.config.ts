@@ -6,7 +6,7 @@ export default defineConfig({
     // files at a time on a two-core machine, where vitest's default (cores - 1) runs one.
     maxWorkers: 2,
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts'], testTimeout: 15_000 } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'examples/**/*.test.ts'], testTimeout: 15_000 } },
       {
         test: {
           name: 'e2e',

@@ -55,7 +55,7 @@ export async function pluginOptionsModule(): Promise<string> {
 }
 
 /** The resources the management API writes, each checked with its `$defs` entry. */
-export const RESOURCE_DEFS = ['provider', 'model', 'group', 'key', 'account'] as const;
+export const RESOURCE_DEFS = ['provider', 'model', 'group', 'key', 'account', 'guardrail'] as const;
 
 /**
  * gateway.yaml's validators, compiled by createConfigAjv (src/config/config-ajv.ts: every error,

@@ -51,6 +51,8 @@ export interface LogDetail extends LogItem {
   group_id: string | null;
   provider: string | null;
   attempts: Array<Record<string, unknown>>;
+  /** The guardrails that ran and their verdicts (absent from older gateways). */
+  guardrails?: Array<{ guardrail: string; check: string; stage: string; action: string; result: string; categories: string[]; failed?: string }>;
   stream: boolean;
   cache_hit: boolean;
   ttft_ms: number | null;

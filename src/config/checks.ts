@@ -5,14 +5,15 @@
 import { checkSettingsCurrency } from './currency.ts';
 import { fallbackProblem, type ModelRef } from './fallback-refs.ts';
 import { checkUpstreamEndpoints } from './upstream-endpoints.ts';
+import { checkGuardrails } from './guardrail-checks.ts';
 import type { PathProblem } from './problems.ts';
 import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';
 
 /** Built-in pipeline steps, in their default order. */
 export const BUILTIN_STEPS = ['log', 'auth', 'permission', 'route', 'rate-limit', 'cache', 'concurrency', 'upstream'] as const;
-/** Built-ins that are not in the default pipeline: they need options (semantic-cache: its embedding model). */
-export const OPTIONAL_STEPS = ['semantic-cache'] as const;
+/** Built-ins that are not in the default pipeline: they need options (semantic-cache: its embedding model) or `guardrails:`. */
+export const OPTIONAL_STEPS = ['semantic-cache', 'guardrails'] as const;
 
 /** The id every master-key request acts as; keys may belong to it without an `accounts` entry. */
 export const ADMIN_ACCOUNT_ID = 'admin';
@@ -75,6 +76,7 @@ export function checkReferences(data: unknown): PathProblem[] {
   if (d.pipeline) problems.push(...checkPipeline(d.pipeline));
   problems.push(...checkSettingsCurrency(d));
   problems.push(...checkUpstreamEndpoints(d));
+  problems.push(...checkGuardrails(d as unknown as Parameters<typeof checkGuardrails>[0]));
   return problems;
 }
 

@@ -9,3 +9,4 @@ export declare const model: ValidateFunction;
 export declare const group: ValidateFunction;
 export declare const key: ValidateFunction;
 export declare const account: ValidateFunction;
+export declare const guardrail: ValidateFunction;

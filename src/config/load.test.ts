@@ -167,10 +167,10 @@ models:
       'gateway.yaml:8:18 pipeline[1] must be `upstream`: the pipeline has to end with the upstream step',
     ]);
     expect(lines(`${BASE}pipeline:\n  - name: audit\n  - upstream\n`)).toEqual([
-      'gateway.yaml:9:11 pipeline[0].name "audit" is not a built-in step (log, auth, permission, route, rate-limit, cache, concurrency, upstream, semantic-cache); give `module` for a custom plugin',
+      'gateway.yaml:9:11 pipeline[0].name "audit" is not a built-in step (log, auth, permission, route, rate-limit, cache, concurrency, upstream, semantic-cache, guardrails); give `module` for a custom plugin',
     ]);
     expect(lines(`${BASE}pipeline: [auth, authz, upstream]\n`)).toEqual([
-      'gateway.yaml:8:18 pipeline[1] must be one of auth, permission, rate-limit, cache, route, upstream, log, concurrency, semantic-cache',
+      'gateway.yaml:8:18 pipeline[1] must be one of auth, permission, rate-limit, cache, route, upstream, log, concurrency, semantic-cache, guardrails',
     ]);
   });
 

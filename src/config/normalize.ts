@@ -36,7 +36,13 @@ export function normalizeConfig(data: Mutable): GatewayConfig {
   for (const model of config.models) model.context_length ??= config.limits.max_context_length;
   // Accounts whose settings name no temperature get the system's default.
   config.settings.api.default_temperature ??= config.limits.default_temperature;
+  const defaultPipeline = data.pipeline === undefined;
   config.pipeline = normalizePipeline(data.pipeline as RawPipelineEntry[] | undefined);
+  // The default pipeline runs declared guardrails after the limits and before the cache.
+  if (defaultPipeline && config.guardrails.length) {
+    config.pipeline.splice(config.pipeline.findIndex((e) => e.name === 'cache'), 0, { name: 'guardrails', enabled: true, options: {} });
+  }
+  for (const guardrail of config.guardrails) guardrail.name ??= guardrail.id;
   return config;
 }
 

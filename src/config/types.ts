@@ -85,6 +85,28 @@ export interface ModelConfig {
   semantic_cache?: boolean;
 }
 
+/** A named guardrail (src/plugins/guardrails): a check, where it runs, what it does, who it applies to. */
+export interface GuardrailConfig {
+  id: string;
+  name: string;
+  description?: string;
+  stage: 'input' | 'output' | 'both';
+  action: 'block' | 'redact' | 'flag';
+  apply_to: { default: boolean; models: string[]; groups: string[]; keys: string[] };
+  check: GuardrailCheckConfig;
+  created_at?: string;
+}
+
+export type GuardrailCheckConfig =
+  | { type: 'regex'; patterns: string[]; category: string }
+  | { type: 'words'; words: string[]; category: string }
+  | { type: 'pii'; kinds: Array<'email' | 'phone' | 'card' | 'iban' | 'ip'>; regions: string[] }
+  | { type: 'secrets'; kinds: Array<'api_key' | 'aws_key' | 'private_key' | 'jwt'> }
+  | { type: 'size'; max_tokens?: number; max_chars?: number }
+  | { type: 'json'; match_schema: boolean }
+  | { type: 'webhook'; url: string; timeout_ms: number; fail: 'open' | 'closed'; headers?: Record<string, string> }
+  | { type: 'moderation'; model: string; timeout_ms: number; fail: 'open' | 'closed'; prompt?: string };
+
 export interface GroupConfig {
   id: string;
   name: string;
@@ -222,6 +244,7 @@ export interface GatewayConfig {
   groups: GroupConfig[];
   keys: KeyConfig[];
   accounts: AccountConfig[];
+  guardrails: GuardrailConfig[];
   oauth: { clients: OAuthClientConfig[]; rate_limit: number };
   settings: AccountSettings;
   pipeline: PipelineEntry[];

@@ -38,6 +38,13 @@ export function validateSchema(data: unknown, canCoerce: (segments: Segment[]) =
 function toProblem(e: ErrorObject): PathProblem[] {
   const segments = pointerToSegments(e.instancePath);
   const p = e.params as Record<string, unknown>;
+  // A field name refused by `propertyNames` (a guardrail check's fields depend on its type): the
+  // inner error names the field; the outer one only says that some name failed.
+  if (e.keyword === 'propertyNames') return [];
+  if (e.propertyName !== undefined) {
+    const allowed = e.keyword === 'enum' ? ` (known here: ${(p.allowedValues as unknown[]).join(', ')})` : '';
+    return [{ segments: [...segments, e.propertyName], atKey: true, message: `is not a known field${allowed}` }];
+  }
   switch (e.keyword) {
     // if/then/else: the `then`/`else` error already says what is wrong.
     case 'if':

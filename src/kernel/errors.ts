@@ -194,3 +194,20 @@ export const internalError = (cause?: unknown) =>
     code: 'internal_error',
     cause,
   });
+/**
+ * A guardrail refused the request's input or the model's output. The message names the guardrail
+ * and the categories found, never the text that matched (it may be the very secret).
+ */
+export const guardrailBlocked = (guardrail: string, stage: 'input' | 'output', categories: readonly string[]) =>
+  new GatewayError(
+    400,
+    'invalid_request_error',
+    `guardrail_blocked: the ${stage === 'input' ? 'request' : 'answer'} was blocked by guardrail '${guardrail}'${categories.length ? ` (${categories.join(', ')})` : ''}.`,
+    { code: 'guardrail_blocked', param: guardrail },
+  );
+/** A fail-closed guardrail whose external check (webhook, moderation model) could not answer. */
+export const guardrailUnavailable = (guardrail: string, stage: 'input' | 'output') =>
+  new GatewayError(503, 'server_error', `guardrail_unavailable: guardrail '${guardrail}' could not check the ${stage === 'input' ? 'request' : 'answer'} and fails closed.`, {
+    code: 'guardrail_unavailable',
+    param: guardrail,
+  });

@@ -263,6 +263,8 @@ class OtelRequestTrace implements RequestTrace {
       'gateway.stream': chat && ctx.body.stream === true,
       'gateway.cache': outcome.cache,
       'gateway.attempts': outcome.attempts.length,
+      // `name:stage:result` per guardrail that ran (never what it matched).
+      'gateway.guardrails': outcome.guardrails?.map((v) => `${v.guardrail}:${v.stage}:${v.result}`),
       'gateway.aborted': outcome.aborted || undefined,
       [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.status,
       [sc.ATTR_ERROR_TYPE]: outcome.error?.code ?? outcome.error?.type,

@@ -59,8 +59,11 @@ export interface GatewayContext {
   readonly signal: ClientSignal;
   /** The request's trace while OpenTelemetry is on (src/kernel/tracing.ts), else null. */
   trace?: RequestTrace | null;
-  /** Writes the answer in the shape of the interface the request came in through. */
-  readonly renderer: Renderer;
+  /**
+   * Writes the answer in the shape of the interface the request came in through. A step may wrap
+   * it (the guardrails step checks a stream's chunks on their way to it).
+   */
+  renderer: Renderer;
 }
 
 export interface ContextInit {

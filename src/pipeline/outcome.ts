@@ -27,6 +27,19 @@ export interface Attempt {
   cancelled?: true;
 }
 
+/** One guardrail's verdict on one stage (src/plugins/guardrails): never the text it matched. */
+export interface GuardrailVerdict {
+  guardrail: string;
+  /** The check's type: regex, words, pii, secrets, size, json, webhook, moderation, or a plugin's. */
+  check: string;
+  stage: 'input' | 'output';
+  action: 'block' | 'redact' | 'flag';
+  /** `error`: the check could not answer (webhook down), `failed` says which way it failed. */
+  result: 'pass' | 'blocked' | 'redacted' | 'flagged' | 'error';
+  categories: string[];
+  failed?: 'open' | 'closed';
+}
+
 export interface Outcome {
   status: number;
   error?: { code: string | null; message: string; type: string };
@@ -60,6 +73,8 @@ export interface Outcome {
    * prompt, estimated, or its whole usage when its answer came anyway), never billed to the client.
    */
   hedge?: { won: boolean; tokens: number };
+  /** The guardrails that ran and their verdicts; absent when none applied. */
+  guardrails?: GuardrailVerdict[];
 }
 
 /**

@@ -33,7 +33,7 @@ export default definePlugin<CacheOptions>({
   name: 'cache',
   schema,
   failure: 'open',
-  after: { auth: 'answers are cached per account' },
+  after: { auth: 'answers are cached per account', guardrails: 'a cached answer must pass the output guardrails, and the key must hold the redacted input' },
   setup(options, { runtime }) {
     const ttlMs = options.ttl_seconds * 1000;
     // Off (the default): no step and no observer, so the request pays nothing for it.

@@ -11,6 +11,7 @@ import * as optionValidators from './options-validators.generated.js';
 import auth from './auth.ts';
 import cache from './cache.ts';
 import concurrency from './concurrency.ts';
+import guardrails from './guardrails/index.ts';
 import log from './log.ts';
 import permission from './permission.ts';
 import rateLimit from './rate-limit.ts';
@@ -30,6 +31,7 @@ const definitions: Record<BuiltinStep, PluginDefinition<any>> = {
   concurrency,
   upstream,
   'semantic-cache': semanticCache,
+  guardrails,
 };
 
 /** Each built-in's options validator, generated ahead of time from its schema (scripts/generate-validators.ts). */
@@ -43,6 +45,7 @@ const precompiled: Record<BuiltinStep, typeof optionValidators.log> = {
   concurrency: optionValidators.concurrency,
   upstream: optionValidators.upstream,
   'semantic-cache': optionValidators.semanticCache,
+  guardrails: optionValidators.guardrails,
 };
 for (const [name, def] of Object.entries(definitions)) usePrecompiledOptions(def, precompiled[name as BuiltinStep]);
 

@@ -71,15 +71,25 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     cache_hit: answeredFromCache(outcome),
     cache_similarity: outcome.cache === 'semantic-hit' ? (outcome.cacheSimilarity ?? null) : null,
     trace_id: ctx.trace?.traceId ?? null,
+    guardrails: outcome.guardrails ?? null,
     aborted: outcome.aborted,
     served: served !== undefined,
     attempts: outcome.attempts,
     input_price: model?.input_price ?? 0,
     output_price: model?.output_price ?? 0,
     currency: ctx.snapshot.config.billing.currency, // the prices' currency: costs are computed in it
-    request: logBodies ? (ctx.rawBodyText ?? jsonText(ctx.rawBody)) : null,
+    request: logBodies ? requestText(ctx, outcome) : null,
     response: logBodies ? responseText(outcome) : null,
   };
+}
+
+/**
+ * The request as the client sent it; once an input guardrail redacted it, the body as it went on
+ * (chat-shaped): the log must not keep what the guardrail kept from the upstream.
+ */
+function requestText(ctx: GatewayContext, outcome: Outcome): string | null {
+  if (outcome.guardrails?.some((v) => v.stage === 'input' && v.result === 'redacted')) return jsonText(ctx.body);
+  return ctx.rawBodyText ?? jsonText(ctx.rawBody);
 }
 
 /**

@@ -10,3 +10,4 @@ export declare const rateLimit: ValidateFunction;
 export declare const route: ValidateFunction;
 export declare const semanticCache: ValidateFunction;
 export declare const upstream: ValidateFunction;
+export declare const guardrails: ValidateFunction;

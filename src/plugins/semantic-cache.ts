@@ -52,7 +52,7 @@ export default definePlugin<SemanticCacheOptions>({
   name: 'semantic-cache',
   schema,
   failure: 'open',
-  after: { auth: 'answers are cached per account', route: 'it reads the routed models' },
+  after: { auth: 'answers are cached per account', route: 'it reads the routed models', guardrails: 'a cached answer must pass the output guardrails, and the key must hold the redacted input' },
   setup(options, { runtime, logger, now }) {
     const limits = { ttlMs: options.ttl_seconds * 1000, maxEntries: options.max_entries, maxPartitions: options.max_partitions };
     const store: SemanticStore = options.store === 'shared' ? createSharedSemanticStore(runtime.store, limits) : createMemorySemanticStore(limits);

@@ -2,7 +2,7 @@
  * A small scriptable upstream for development, tests and the bench. It speaks every wire format
  * the gateway sends (compat `/chat/completions`, vendor_b `/v1/messages`, vendor_c
  * `:generateContent` / `:streamGenerateContent?alt=sse` / `:countTokens`, vendor_d `/openai/deployments/…`),
- * checks each format's auth header, answers JSON or SSE (and embeddings, see embeddings.ts), is scriptable per model (status,
+ * checks each format's auth header, answers JSON or SSE (and embeddings, see embeddings.ts; moderations), is scriptable per model (status,
  * delays, cut or stalled streams) and records every request it receives.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -89,6 +89,22 @@ export async function startMockUpstream(options: { port?: number; host?: string 
         return sendJson(res, behavior.status, behavior.errorBody ?? embedding.format.errorBody(behavior.status, `mock failure ${behavior.status}`));
       }
       return sendJson(res, 200, embeddingAnswer(embedding, inputs));
+    }
+    if (req.method === 'POST' && url.pathname.endsWith('/moderations')) {
+      // OpenAI's moderations: flagged when the input speaks of violence (a fixed word list).
+      record.format = 'compat';
+      record.model = String(body.model ?? '');
+      const authProblem = compatFormat.checkAuth(req.headers, url);
+      if (authProblem) return sendJson(res, 401, compatFormat.errorBody(401, authProblem));
+      const behavior = behaviorFor(record.model);
+      if (behavior.delayMs) await sleep(behavior.delayMs);
+      if (behavior.status && behavior.status >= 400) return sendJson(res, behavior.status, compatFormat.errorBody(behavior.status, `mock failure ${behavior.status}`));
+      const inputs: string[] = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? '')];
+      const results = inputs.map((input) => {
+        const violent = /\b(?:kill|attack|violence)\b/i.test(input);
+        return { flagged: violent, categories: { violence: violent, hate: false }, category_scores: { violence: violent ? 0.98 : 0.01, hate: 0.01 } };
+      });
+      return sendJson(res, 200, { id: `modr-mock${++counter}`, model: record.model, results });
     }
     const counted = /\/v1beta\/models\/([^/:]+):countTokens$/.exec(url.pathname);
     if (counted && req.method === 'POST') {

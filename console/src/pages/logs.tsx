@@ -13,6 +13,7 @@ import { useLoad } from '../hooks.ts';
 import { navigate, useLocation } from '../router.ts';
 import { useSession } from '../session.ts';
 import { EMPTY, fromQuery, isoOf, listUrl, type Filters } from './log-query.ts';
+import { LogGuardrails } from './log-guardrails.tsx';
 import type { ApiKey, LogDetail, LogItem } from '../types.ts';
 
 /** Admins read every account's calls; members their own, through the same filters. */
@@ -240,6 +241,7 @@ export function LogDetailPage(props: { id: string }) {
           <p class="muted">No upstream was called.</p>
         )}
       </section>
+      <LogGuardrails verdicts={entry.guardrails} />
       <div class="grid-2">
         <section aria-labelledby="request-body">
           <h2 id="request-body">Request</h2>

@@ -8,7 +8,7 @@
 import { isMap, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
 import type { Collection } from './yaml-edit.ts';
 
-const COLLECTIONS: readonly Collection[] = ['providers', 'models', 'groups', 'keys', 'accounts'];
+const COLLECTIONS: readonly Collection[] = ['providers', 'models', 'groups', 'keys', 'accounts', 'guardrails'];
 
 /** One item of a top-level list: `start` is the start of its `- ` line, `end` the end of its value. */
 export interface ItemSpan {

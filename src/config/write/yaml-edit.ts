@@ -4,7 +4,7 @@
  */
 import { isMap, isScalar, isSeq, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 
-export type Collection = 'providers' | 'models' | 'groups' | 'keys' | 'accounts';
+export type Collection = 'providers' | 'models' | 'groups' | 'keys' | 'accounts' | 'guardrails';
 
 /** The list under `name`, created (block style) when absent or null. */
 export function listOf(doc: Document, name: Collection): YAMLSeq {

@@ -7,7 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import * as resources from '../../config/gateway-validator.generated.js';
 import { invalidBody, invalidValue } from '../../kernel/errors.ts';
 
-export type ResourceKind = 'provider' | 'model' | 'group' | 'key' | 'account';
+export type ResourceKind = 'provider' | 'model' | 'group' | 'key' | 'account' | 'guardrail';
 
 /** Generated ahead of time with gateway.yaml's own validator (scripts/generate-validators.ts). */
 const validators: Record<ResourceKind, ValidateFunction> = resources;

@@ -52,6 +52,7 @@ export function toLogRecord(call: CallRecord): LogRecord {
     cache_hit: call.cache_hit,
     cache_similarity: call.cache_similarity ?? null,
     trace_id: call.trace_id ?? null,
+    guardrails: call.guardrails ?? null,
     attempts: call.attempts.map((a) => ({
       model: a.model,
       provider: a.provider ?? null,

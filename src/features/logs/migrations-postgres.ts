@@ -81,4 +81,9 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.trace_id (OpenTelemetry trace of the request)',
     sql: `ALTER TABLE call_logs ADD COLUMN trace_id TEXT;`,
   },
+  {
+    version: 5,
+    name: 'call_logs.guardrails (the verdicts of the guardrails that ran)',
+    sql: `ALTER TABLE call_logs ADD COLUMN guardrails JSONB;`,
+  },
 ];

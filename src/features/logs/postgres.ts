@@ -198,7 +198,7 @@ function insertSql(rows: number): string {
 function recordValues(r: LogRecord): unknown[] {
   return LOG_COLUMNS.map((c) => {
     const v = r[c];
-    if (c === 'attempts') return JSON.stringify(v);
+    if (c === 'attempts' || (c === 'guardrails' && v != null)) return JSON.stringify(v);
     return v ?? null;
   });
 }

@@ -5,7 +5,7 @@
 import { addDecimal, decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
 import { storableJson, storableText } from './storable.ts';
 import { BUCKET_MS, logEndpoint } from './types.ts';
-import type { LogAttempt, LogDetail, LogListItem, LogRecord } from './types.ts';
+import type { LogAttempt, LogDetail, LogGuardrail, LogListItem, LogRecord } from './types.ts';
 
 /** Insert column order (both stores; SQLite adds the two `*_nano` columns at the end). */
 export const LOG_COLUMNS = [
@@ -13,7 +13,7 @@ export const LOG_COLUMNS = [
   'endpoint', 'request_tokens', 'response_tokens', 'cached_tokens', 'reasoning_tokens', 'status',
   'http_status', 'error_code', 'error_message', 'latency_ms', 'ttft_ms', 'ip', 'user_agent', 'stream',
   'cache_hit', 'attempts', 'input_cost', 'output_cost', 'currency', 'request', 'response', 'billed',
-  'cache_similarity', 'sanitized', 'trace_id',
+  'cache_similarity', 'sanitized', 'trace_id', 'guardrails',
 ] as const;
 
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
@@ -80,6 +80,7 @@ export function normalizeRecord(r: LogRecord): LogRecord {
     response: body(r.response),
     billed: Boolean(r.billed),
     sanitized: false,
+    guardrails: Array.isArray(r.guardrails) && r.guardrails.length ? r.guardrails : null,
   };
   // Kept once set: a record normalized again (a retried batch, a spill file) still says so.
   row.sanitized = changed || Boolean(r.sanitized);
@@ -134,6 +135,7 @@ export function toDetail(row: Record<string, unknown>): LogDetail {
     ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
     billed: Boolean(row.billed),
     sanitized: Boolean(row.sanitized),
+    guardrails: (json(row.guardrails) as LogGuardrail[] | null) ?? [],
     cost: {
       input: decimalToNumber(input, 12),
       output: decimalToNumber(output, 12),

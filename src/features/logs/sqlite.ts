@@ -198,7 +198,7 @@ function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
     r.endpoint, r.request_tokens, r.response_tokens, r.cached_tokens, r.reasoning_tokens, r.status,
     r.http_status, r.error_code, r.error_message, r.latency_ms, r.ttft_ms, r.ip, r.user_agent, r.stream ? 1 : 0,
     r.cache_hit ? 1 : 0, JSON.stringify(r.attempts), r.input_cost, r.output_cost, r.currency, r.request, r.response,
-    r.billed ? 1 : 0, r.cache_similarity ?? null, r.sanitized ? 1 : 0, r.trace_id ?? null, inNano, outNano,
+    r.billed ? 1 : 0, r.cache_similarity ?? null, r.sanitized ? 1 : 0, r.trace_id ?? null, r.guardrails ? JSON.stringify(r.guardrails) : null, inNano, outNano,
   ];
 }
 

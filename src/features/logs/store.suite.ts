@@ -80,7 +80,7 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
         provider: 'p1', endpoint: 'responses', http_status: 200, request_tokens: 1, response_tokens: 1,
         cached_tokens: 2, reasoning_tokens: 1, attempts: record.attempts, stream: true, cache_hit: true,
         cache: 'semantic-hit', cache_similarity: 0.97, ttft_ms: 42, trace_id: '0af7651916cd43dd8448eb211c80319c',
-        billed: true, sanitized: false, cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
+        billed: true, sanitized: false, guardrails: [], cost: { input: 0.1, output: 0.2, total: 0.3, currency: 'CNY' },
       });
       expect(await store.get('log_E')).toMatchObject({ status: 'error', error_code: 'upstream_unavailable', error_message: 'bad gateway', request: null, response: null, trace_id: null });
       expect(await store.get('log_nope')).toBeNull();

@@ -18,6 +18,17 @@ export interface LogAttempt {
   kind?: 'first' | 'retry' | 'fallback' | 'resumed' | 'hedged';
 }
 
+/** One guardrail's verdict on a call (src/plugins/guardrails): never the text it matched. */
+export interface LogGuardrail {
+  guardrail: string;
+  check: string;
+  stage: 'input' | 'output';
+  action: 'block' | 'redact' | 'flag';
+  result: 'pass' | 'blocked' | 'redacted' | 'flagged' | 'error';
+  categories: string[];
+  failed?: 'open' | 'closed';
+}
+
 /** What the log pipeline step writes per inference call. */
 /** The inference interface a call came in through. */
 export type LogEndpoint = 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate_content';
@@ -76,6 +87,8 @@ export interface LogRecord {
    * number outside NUMERIC) and the stored copy has a replacement there. Absent: false.
    */
   sanitized?: boolean;
+  /** The guardrails that ran and their verdicts (never the matched text); absent or null when none did. */
+  guardrails?: LogGuardrail[] | null;
 }
 
 /** Filters of the log list (spec 4.5); times in ms, both bounds inclusive. */
@@ -139,6 +152,8 @@ export interface LogDetail {
   billed: boolean;
   /** The stored text differs from what the gateway saw: NUL and lone surrogates became U+FFFD (see README "Call logs"). */
   sanitized: boolean;
+  /** The guardrails that ran and their verdicts (empty when none did). */
+  guardrails: LogGuardrail[];
   /** Amounts as JSON numbers (exact decimal strings are in the store). */
   cost: { input: number; output: number; total: number; currency: string };
 }

@@ -125,9 +125,18 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
     registers: [registry],
   });
 
+  const guardrails = new Counter({
+    name: `${prefix}guardrail_verdicts_total`,
+    help: 'Guardrail verdicts by guardrail, stage, action and result (pass, blocked, redacted, flagged, error).',
+    labelNames: ['guardrail', 'stage', 'action', 'result'],
+    registers: [registry],
+  });
+
   return {
     registry,
     observe({ model, labelOf = (name: string) => name, outcome, record }) {
+      // Guardrail names come from gateway.yaml (or a plugin): a bounded set of series.
+      if (outcome.guardrails) for (const v of outcome.guardrails) guardrails.inc({ guardrail: v.guardrail, stage: v.stage, action: v.action, result: v.result });
       const provider = outcome.served?.provider ?? '';
       const labels = { model, provider };
       const labelsOf = () => labels;
