@@ -50,7 +50,7 @@ async function generate(gateway: Gateway, original: Request, ip: string): Promis
     });
   } catch (error) {
     // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
+    gateway.runtime.services.earlyRefusals?.count(error, 'generate_content');
     throw error;
   }
   return pipeline.run(ctx);

@@ -36,7 +36,7 @@ export async function handleInference(gateway: Gateway, request: Request, ip: st
     });
   } catch (error) {
     // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
+    gateway.runtime.services.earlyRefusals?.count(error, endpoint);
     throw error;
   }
   return pipeline.run(ctx);

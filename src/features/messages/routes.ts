@@ -45,7 +45,7 @@ export async function handleMessages(gateway: Gateway, logger: Logger, request: 
     });
   } catch (error) {
     // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
+    gateway.runtime.services.earlyRefusals?.count(error, 'messages');
     return earlyError(gateway, logger, error);
   }
   // Anthropic's clients read the request id from this header.

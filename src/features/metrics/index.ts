@@ -1,6 +1,7 @@
 /** Prometheus metrics: the registry the log step feeds, the call-log queue's depth and drops, and `GET /metrics`. */
 import cluster from 'node:cluster';
 import type { FeatureContext, Installed } from '../../http/feature.ts';
+import type { Endpoint } from '../../pipeline/context.ts';
 import type { LogService } from '../logs/service.ts';
 import { GROUP_ENV, joinGroupMetrics } from './cluster.ts';
 import { metricsRoutes } from './routes.ts';
@@ -9,7 +10,7 @@ import { createMetrics } from './service.ts';
 declare module '../../pipeline/services.ts' {
   interface Services {
     /** Counts the inference requests refused before the pipeline ran (the metrics feature). */
-    earlyRefusals?: { count(error: unknown): void };
+    earlyRefusals?: { count(error: unknown, endpoint: Endpoint): void };
   }
 }
 
@@ -39,7 +40,7 @@ export function installMetrics(ctx: FeatureContext, logs: LogService): Installed
   const group = cluster.isWorker && ctx.env[GROUP_ENV] ? joinGroupMetrics(metrics.registry, process) : undefined;
   const service = group ? { ...metrics, render: group.render } : metrics;
   return {
-    services: { metrics: service, earlyRefusals: { count: (error) => metrics.countRefused(error) } },
+    services: { metrics: service, earlyRefusals: { count: (error, endpoint) => metrics.countRefused(error, endpoint) } },
     routes: metricsRoutes(service),
     ...(group && { close: async () => group.close() }),
   };

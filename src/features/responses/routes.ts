@@ -63,7 +63,7 @@ export async function handleResponses(gateway: Gateway, logger: Logger, running:
     });
   } catch (error) {
     // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
+    gateway.runtime.services.earlyRefusals?.count(error, 'responses');
     throw error;
   }
   return pipeline.run(ctx);
