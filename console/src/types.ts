@@ -42,6 +42,8 @@ export interface LogItem {
 }
 
 export interface LogDetail extends LogItem {
+  /** The inference interface the call came in through. */
+  endpoint: 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate_content';
   request: unknown;
   response: unknown;
   error_code: string | null;

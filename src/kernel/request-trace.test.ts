@@ -33,9 +33,9 @@ const exporter = new sdk.InMemorySpanExporter();
 const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.SimpleSpanProcessor(exporter)] });
 const tracing = createTracing(api, provider.getTracer('test'), new core.W3CTraceContextPropagator());
 
-function context(endpoint: Endpoint, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+function context(endpoint: Endpoint, body: Record<string, unknown>, headers: Record<string, string> = {}, path = `/api/v1/${endpoint}`) {
   return createContext({
-    request: new Request(`http://localhost/api/v1/${endpoint}`, { method: 'POST', headers }),
+    request: new Request(`http://localhost${path}`, { method: 'POST', headers }),
     endpoint,
     runtime,
     snapshot: runtime.current(),
@@ -139,6 +139,30 @@ describe('request trace', () => {
     expect(server().attributes).not.toHaveProperty('gen_ai.request.temperature');
     expect(clients()[0]!.name).toBe('embeddings primary');
     expect(clients()[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.usage.input_tokens': 2, 'gen_ai.response.model': 'text-embedding-3-small' });
+  });
+
+  it('names a Messages request a chat and a generateContent one after its own operation and path; their upstream calls are chats', () => {
+    const served = { status: 200, served: { model: 'main/primary', provider: 'main', upstreamModel: 'primary' } };
+    const messages = context('messages', { model: 'main/primary', messages: [] });
+    const trace = tracing.start(messages)!;
+    Object.assign(messages.outcome, served);
+    trace.end(messages);
+    expect(server().name).toBe('chat main/primary');
+    expect(server().attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'url.path': '/api/v1/messages', 'gateway.endpoint': 'messages' });
+    exporter.reset();
+    const generate = context('generate_content', { model: 'main/primary', messages: [] }, {}, '/api/v1beta/models/main/primary:generateContent');
+    const traced = tracing.start(generate)!;
+    traced.beginAttempt(MAIN);
+    traced.endAttempt(attempt({}));
+    Object.assign(generate.outcome, served);
+    traced.end(generate);
+    expect(server().name).toBe('generate_content main/primary');
+    expect(server().attributes).toMatchObject({
+      'gen_ai.operation.name': 'generate_content',
+      'url.path': '/api/v1beta/models/main/primary:generateContent',
+      'gateway.endpoint': 'generate_content',
+    });
+    expect(clients().map((s) => [s.name, s.attributes['gen_ai.operation.name']])).toEqual([['chat primary', 'chat']]);
   });
 
   it('gives an upstream span its model, provider and server from the start, even when the call is cut short', () => {

@@ -18,14 +18,22 @@ import type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './tracing.t
 type Attributes = Record<string, string | number | boolean | string[] | undefined | null>;
 type Usage = { prompt_tokens?: number; completion_tokens?: number };
 
-/** The path of each inference interface, for `url.path`. */
-const PATHS = {
+/** The path of each inference interface with a fixed one, for `url.path`. */
+const PATHS: Partial<Record<GatewayContext['endpoint'], string>> = {
   chat: '/api/v1/chat/completions',
   responses: '/api/v1/responses',
   embeddings: '/api/v1/embeddings',
   messages: '/api/v1/messages',
-  generate_content: '/api/v1beta/models',
-} as const;
+};
+
+/**
+ * The operation the client asked for, as the conventions name it: Google's generateContent has a
+ * well-known value of its own; the Messages API, like chat and responses, is a chat.
+ */
+const OPERATIONS: Partial<Record<GatewayContext['endpoint'], string>> = {
+  embeddings: sc.GEN_AI_OPERATION_EMBEDDINGS,
+  generate_content: sc.GEN_AI_OPERATION_GENERATE_CONTENT,
+};
 
 const headerGetter: Api.TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -108,7 +116,10 @@ class OtelRequestTrace implements RequestTrace {
   readonly spanId: string;
   private readonly span: Api.Span;
   private readonly context: Api.Context;
+  /** The request's operation (the SERVER span's). */
   private readonly operation: string;
+  /** The upstream calls' operation: a model call is a chat (an embeddings one for embeddings), whatever the client's interface. */
+  private readonly callOperation: string;
   /** The call begun last, until its attempt is recorded. */
   private call: UpstreamCall | null = null;
   /** The call whose stream is being relayed, until its end. */
@@ -124,7 +135,8 @@ class OtelRequestTrace implements RequestTrace {
   ) {
     const { api, tracer } = owner;
     const parent = api.propagation.extract(api.ROOT_CONTEXT, ctx.request.headers, headerGetter);
-    this.operation = ctx.endpoint === 'embeddings' ? sc.GEN_AI_OPERATION_EMBEDDINGS : sc.GEN_AI_OPERATION_CHAT;
+    this.operation = OPERATIONS[ctx.endpoint] ?? sc.GEN_AI_OPERATION_CHAT;
+    this.callOperation = ctx.endpoint === 'embeddings' ? sc.GEN_AI_OPERATION_EMBEDDINGS : sc.GEN_AI_OPERATION_CHAT;
     const model = ctx.body.model;
     this.span = tracer.startSpan(
       model ? `${this.operation} ${model}` : this.operation,
@@ -134,7 +146,8 @@ class OtelRequestTrace implements RequestTrace {
         attributes: {
           [sc.ATTR_GEN_AI_OPERATION_NAME]: this.operation,
           [sc.ATTR_HTTP_REQUEST_METHOD]: ctx.request.method,
-          [sc.ATTR_URL_PATH]: PATHS[ctx.endpoint],
+          // generateContent names the model and method in its path (never the key: a query parameter).
+          [sc.ATTR_URL_PATH]: PATHS[ctx.endpoint] ?? new URL(ctx.request.url).pathname,
           [sc.ATTR_CLIENT_ADDRESS]: ctx.ip,
           'gateway.request.id': ctx.id,
           'gateway.endpoint': ctx.endpoint,
@@ -179,8 +192,8 @@ class OtelRequestTrace implements RequestTrace {
     this.call?.span.end(); // not recorded (a bug, or the client gone): closed all the same
     // What is known before the call goes out, so that even a call cut short carries it.
     const span = tracer.startSpan(
-      `${this.operation} ${target.upstreamModel}`,
-      { kind: api.SpanKind.CLIENT, attributes: defined({ ...targetAttributes(target), [sc.ATTR_GEN_AI_OPERATION_NAME]: this.operation }) },
+      `${this.callOperation} ${target.upstreamModel}`,
+      { kind: api.SpanKind.CLIENT, attributes: defined({ ...targetAttributes(target), [sc.ATTR_GEN_AI_OPERATION_NAME]: this.callOperation }) },
       this.context,
     );
     const call = new UpstreamCall(span, this.owner);

@@ -30,6 +30,7 @@ export const ATTR_GEN_AI_USAGE_INPUT_TOKENS: typeof Incubating.ATTR_GEN_AI_USAGE
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS: typeof Incubating.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
 
 export const GEN_AI_OPERATION_CHAT: typeof Incubating.GEN_AI_OPERATION_NAME_VALUE_CHAT = 'chat';
+export const GEN_AI_OPERATION_GENERATE_CONTENT: typeof Incubating.GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT = 'generate_content';
 export const GEN_AI_OPERATION_EMBEDDINGS: typeof Incubating.GEN_AI_OPERATION_NAME_VALUE_EMBEDDINGS = 'embeddings';
 
 /**

@@ -5,7 +5,7 @@
  * metrics service when there is one.
  */
 import type { Snapshot } from '../config/snapshot.ts';
-import type { GatewayContext } from '../pipeline/context.ts';
+import type { Endpoint, GatewayContext } from '../pipeline/context.ts';
 import type { Outcome } from '../pipeline/outcome.ts';
 import { definePlugin } from '../pipeline/types.ts';
 import { buildLogRecord, type CallRecord, type LogSink } from './log-record.ts';
@@ -15,6 +15,8 @@ import schema from '../../schemas/plugins/log.schema.json' with { type: 'json' }
 export interface CallSample {
   /** Model as served, else as requested ('' when none), as a bounded label value (modelLabel). */
   model: string;
+  /** The inference interface the call came in through. */
+  endpoint: Endpoint;
   /** The label value of another model name of the call (a fallback's), bounded the same way. */
   labelOf?(model: string): string;
   outcome: Outcome;
@@ -47,7 +49,7 @@ export default definePlugin({
         const record = principal ? buildLogRecord(ctx, outcome) : undefined;
         const metrics = runtime.services.metrics;
         try {
-          metrics?.observe({ model: metricModel(ctx, outcome), labelOf: (name) => modelLabel(ctx.snapshot, name), outcome, record });
+          metrics?.observe({ model: metricModel(ctx, outcome), endpoint: ctx.endpoint, labelOf: (name) => modelLabel(ctx.snapshot, name), outcome, record });
         } catch (error) {
           logger.warn('metrics observe failed', { error: String(error), request: ctx.id });
         }

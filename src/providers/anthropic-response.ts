@@ -5,7 +5,7 @@
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from './openai-types.ts';
 import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
-import { ChunkFactory, badResponse, badStreamFrame, makeUsage, newCompletionId, nowSeconds, toJsonArguments } from './shared.ts';
+import { ChunkFactory, badResponse, badStreamFrame, completionOf, makeUsage, toJsonArguments } from './shared.ts';
 import { anthropicErrorInfo } from './anthropic-error.ts';
 import { own } from '../kernel/own.ts';
 
@@ -84,21 +84,7 @@ export function parseAnthropicResponse(body: unknown, target: Target): ChatCompl
     else if (block.type === 'tool_use')
       toolCalls.push({ id: String(block.id), type: 'function', function: { name: String(block.name), arguments: toJsonArguments(block.input) } });
   }
-  const result: ChatCompletion['choices'][number]['message'] = {
-    role: 'assistant',
-    content: text === '' && toolCalls.length ? null : text,
-    refusal: null,
-  };
-  if (toolCalls.length) result.tool_calls = toolCalls;
-  if (reasoning) result.reasoning_content = reasoning;
-  return {
-    id: newCompletionId(),
-    object: 'chat.completion',
-    created: nowSeconds(),
-    model: target.requestedAs,
-    choices: [{ index: 0, message: result, finish_reason: mapStopReason(message.stop_reason) ?? 'stop', logprobs: null }],
-    usage: mapUsage(message.usage ?? {}),
-  };
+  return completionOf(target, { text, reasoning, toolCalls }, mapStopReason(message.stop_reason) ?? 'stop', mapUsage(message.usage ?? {}));
 }
 
 interface StreamEvent {

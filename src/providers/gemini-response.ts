@@ -8,7 +8,7 @@ import { UpstreamStreamError } from './types.ts';
 import { geminiErrorInfo } from './gemini-error.ts';
 import { SIGNATURE_MARK } from './gemini-request.ts';
 import { attachNativeAnswer } from './native.ts';
-import { ChunkFactory, badResponse, badStreamFrame, makeUsage, newCompletionId, newToolCallId, nowSeconds, toJsonArguments } from './shared.ts';
+import { ChunkFactory, badResponse, badStreamFrame, completionOf, makeUsage, newToolCallId, toJsonArguments } from './shared.ts';
 
 interface GeminiPart {
   text?: string;
@@ -72,23 +72,9 @@ export function parseGeminiResponse(body: unknown, target: Target): ChatCompleti
     else if (typeof part.text === 'string' && part.thought) reasoning += part.text;
     else if (typeof part.text === 'string') text += part.text;
   }
-  const message: ChatCompletion['choices'][number]['message'] = {
-    role: 'assistant',
-    content: text === '' && toolCalls.length ? null : text,
-    refusal: null,
-  };
-  if (toolCalls.length) message.tool_calls = toolCalls;
-  if (reasoning) message.reasoning_content = reasoning;
   // No candidate at all means the prompt itself was blocked.
   const finish = candidate ? mapFinishReason(candidate.finishReason ?? 'STOP', toolCalls.length > 0) : 'content_filter';
-  const completion: ChatCompletion = {
-    id: newCompletionId(),
-    object: 'chat.completion',
-    created: nowSeconds(),
-    model: target.requestedAs,
-    choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
-    usage: mapUsage(response.usageMetadata),
-  };
+  const completion = completionOf(target, { text, reasoning, toolCalls }, finish, mapUsage(response.usageMetadata));
   // A generateContent client gets this body itself (native.ts).
   return attachNativeAnswer(completion, body, 'vendor_c');
 }

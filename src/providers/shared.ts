@@ -1,9 +1,10 @@
 /**
- * Small pieces every non-OpenAI adapter needs: ids, chunk framing, usage, data URLs and error
- * field defaults (the fields an upstream cannot honour are in chat-fields.ts).
+ * Small pieces every non-OpenAI adapter needs: ids, chunk framing, a whole answer's completion,
+ * usage, data URLs and error field defaults (the fields an upstream cannot honour are in
+ * chat-fields.ts).
  */
 import { invalidValue } from '../kernel/errors.ts';
-import type { ChatChunk, ContentPart, FinishReason, Usage } from './openai-types.ts';
+import type { ChatChunk, ChatCompletion, ContentPart, FinishReason, ToolCall, Usage } from './openai-types.ts';
 import type { Target, UpstreamErrorInfo } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
 
@@ -29,6 +30,32 @@ export function jsonHeaders(target: Target, auth: Record<string, string>): Recor
   const headers: Record<string, string> = Object.assign({ 'content-type': 'application/json' }, target.provider.headers);
   if (target.provider.api_key) Object.assign(headers, auth);
   return headers;
+}
+
+/** What a whole upstream answer said, read out of its own format. */
+export interface AnswerParts {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+}
+
+/** The chat.completion of one whole answer (content null when it only called tools). */
+export function completionOf(target: Target, answer: AnswerParts, finish: FinishReason, usage: Usage): ChatCompletion {
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: answer.text === '' && answer.toolCalls.length ? null : answer.text,
+    refusal: null,
+  };
+  if (answer.toolCalls.length) message.tool_calls = answer.toolCalls;
+  if (answer.reasoning) message.reasoning_content = answer.reasoning;
+  return {
+    id: newCompletionId(),
+    object: 'chat.completion',
+    created: nowSeconds(),
+    model: target.requestedAs,
+    choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+    usage,
+  };
 }
 
 /** Build usage with the total OpenAI clients expect and the optional detail blocks. */

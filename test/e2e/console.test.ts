@@ -548,7 +548,13 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('gives a member their own keys, logs and usage, and no admin pages at all', async () => {
-    await chat(DEMO_KEY); // alice's key
+    // alice's key, through the Messages API as a coding agent calls it: her log shows the interface.
+    const messages = await fetch(`${base}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Hello from an agent' }] }),
+    });
+    expect((await messages.json()).type).toBe('message');
     const { page, context } = await newPage(HALF);
     await signInWithPassword(page, ALICE);
     await expect.poll(() => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
@@ -564,6 +570,10 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('row', { name: /Alice's key/ }).waitFor();
     expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
     await check(page, '13-member-logs-half-width');
+    await page.getByRole('row', { name: /Alice's key/ }).getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Log entry' }).waitFor();
+    await expect.poll(() => page.locator('dt:text-is("Interface") + dd').textContent()).toBe('Anthropic Messages');
+    expect(await page.locator('pre.code').last().textContent()).toContain('"type": "message"');
     for (const path of ['users', 'providers', 'models', 'groups']) {
       await go(page, path, 'Page not found');
     }

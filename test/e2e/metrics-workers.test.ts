@@ -13,7 +13,7 @@ import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 import { sample } from '../prometheus-sample.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SERIES = { model: 'mock/gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' };
+const SERIES = { model: 'mock/gpt-4o-mini', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' };
 let mock: MockUpstream;
 let dir: string;
 let gw: GatewayProcess;
@@ -92,8 +92,8 @@ describe('metrics across worker processes', { timeout: 90_000 }, () => {
     expect(await totals(13)).toEqual(Array(8).fill(13));
     const [text] = await scrapes(1);
     // Histograms are summed per series and bucket, labels kept.
-    expect(sample(text!, 'gateway_request_duration_seconds_count', { model: 'mock/gpt-4o-mini', provider: 'mock' })).toBe(13);
-    expect(sample(text!, 'gateway_request_duration_seconds_bucket', { le: '+Inf', model: 'mock/gpt-4o-mini', provider: 'mock' })).toBe(13);
+    expect(sample(text!, 'gateway_request_duration_seconds_count', { model: 'mock/gpt-4o-mini', provider: 'mock', endpoint: 'chat' })).toBe(13);
+    expect(sample(text!, 'gateway_request_duration_seconds_bucket', { le: '+Inf', model: 'mock/gpt-4o-mini', provider: 'mock', endpoint: 'chat' })).toBe(13);
     expect(sample(text!, 'gateway_tokens_total', { model: 'mock/gpt-4o-mini', provider: 'mock', kind: 'prompt' })).toBeGreaterThan(0);
     expect(text).toMatch(/^gateway_log_queue_depth \d+$/m);
     expect(text).toMatch(/^gateway_log_queue_dropped_total \d+$/m);

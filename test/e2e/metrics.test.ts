@@ -51,9 +51,9 @@ describe('metrics', () => {
     expect(await chat(state.gw.url, DEMO_KEY, { model: 'nope' })).toBe(404);
     await settle();
     const { text } = await scrape(state.gw.url, 'metrics-secret');
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(3);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' })).toBe(3);
     // Unknown names share one label value: clients cannot mint time series.
-    expect(sample(text, 'gateway_requests_total', { model: '(unknown)', provider: '', status: '404', outcome: 'client_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: '(unknown)', provider: '', endpoint: 'chat', status: '404', outcome: 'client_error' })).toBe(1);
     expect(text).not.toContain('model="nope"');
     // provider/model names: those the provider lists are kept, any other shares `provider/(other)`.
     // (This provider lists its models: an unlisted name is refused, 404, but still counted.)
@@ -61,11 +61,11 @@ describe('metrics', () => {
     expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/gpt-4o' })).toBe(200);
     await settle();
     const after = (await scrape(state.gw.url, 'metrics-secret')).text;
-    expect(sample(after, 'gateway_requests_total', { model: 'mock/(other)', provider: '', status: '404', outcome: 'client_error' })).toBe(2);
-    expect(sample(after, 'gateway_requests_total', { model: 'mock/gpt-4o', provider: 'mock', status: '200', outcome: 'ok' })).toBe(1);
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/(other)', provider: '', endpoint: 'chat', status: '404', outcome: 'client_error' })).toBe(2);
+    expect(sample(after, 'gateway_requests_total', { model: 'mock/gpt-4o', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' })).toBe(1);
     expect(after).not.toContain('random-1');
-    expect(sample(text, 'gateway_request_duration_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(3);
-    expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-4o-mini', provider: 'mock' })).toBe(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { model: 'gpt-4o-mini', provider: 'mock', endpoint: 'chat' })).toBe(3);
+    expect(sample(text, 'gateway_time_to_first_token_seconds_count', { model: 'gpt-4o-mini', provider: 'mock', endpoint: 'chat' })).toBe(1);
     // Mock usage: 2 prompt tokens ("hello there"), 3 completion tokens ("Echo: hello there").
     expect(sample(text, 'gateway_tokens_total', { model: 'gpt-4o-mini', provider: 'mock', kind: 'prompt' })).toBe(6);
     expect(sample(text, 'gateway_tokens_total', { model: 'gpt-4o-mini', provider: 'mock', kind: 'completion' })).toBe(9);
@@ -78,12 +78,42 @@ describe('metrics', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
+  it('labels each request with the interface it came in through: Messages and generateContent apart from chat', async () => {
+    const messages = (headers: Record<string, string>) =>
+      fetch(`${state.gw.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+        body: JSON.stringify({ model: 'gpt-4o', max_tokens: 16, messages: [{ role: 'user', content: 'hello there' }] }),
+      }).then(async (r) => (await r.text(), r.status));
+    const generate = (method: string) =>
+      fetch(`${state.gw.url}/api/v1beta/models/gpt-4o:${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': DEMO_KEY },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello there' }] }] }),
+      }).then(async (r) => (await r.text(), r.status));
+    expect(await messages({ 'x-api-key': DEMO_KEY })).toBe(200);
+    expect(await messages({})).toBe(401);
+    expect(await generate('generateContent')).toBe(200);
+    expect(await generate('streamGenerateContent?alt=sse')).toBe(200);
+    await settle();
+    const { text } = await scrape(state.gw.url, 'metrics-secret');
+    const served = { model: 'gpt-4o', provider: 'mock' };
+    expect(sample(text, 'gateway_requests_total', { ...served, endpoint: 'messages', status: '200', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { ...served, endpoint: 'generate_content', status: '200', outcome: 'ok' })).toBe(2);
+    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', endpoint: 'messages', status: '401', outcome: 'client_error' })).toBe(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { ...served, endpoint: 'messages' })).toBe(1);
+    expect(sample(text, 'gateway_request_duration_seconds_count', { ...served, endpoint: 'generate_content' })).toBe(2);
+    expect(sample(text, 'gateway_time_to_first_token_seconds_count', { ...served, endpoint: 'generate_content' })).toBe(1);
+    // Tokens and cost stay by model and provider: the three calls add up with the chat ones.
+    expect(sample(text, 'gateway_tokens_total', { ...served, kind: 'prompt' })).toBeGreaterThan(0);
+  });
+
   it('counts a stream that breaks after its 200 as a server error, keeping the status it was sent with', async () => {
     expect(await chat(state.gw.url, DEMO_KEY, { model: 'mock/cut', stream: true })).toBe(200);
     await settle();
     const { text } = await scrape(state.gw.url, 'metrics-secret');
-    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', status: '200', outcome: 'server_error' })).toBe(1);
-    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
+    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'server_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: 'mock/cut', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' })).toBe(0);
   });
 
   it('counts upstream errors and fallbacks', async () => {
@@ -102,8 +132,8 @@ describe('metrics', () => {
     expect(await post(key, '{not json')).toBe(400);
     expect(await post(key, JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 9 }))).toBe(400);
     const { text } = await scrape(state.gw.url, 'metrics-secret');
-    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', status: '401', outcome: 'client_error' })).toBe(1);
-    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', status: '400', outcome: 'client_error' })).toBe(2);
+    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', endpoint: 'chat', status: '401', outcome: 'client_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: '', provider: '', endpoint: 'chat', status: '400', outcome: 'client_error' })).toBe(2);
   });
 
   it('counts rate-limit rejections', async () => {
@@ -113,13 +143,13 @@ describe('metrics', () => {
     await settle();
     const { text } = await scrape(state.gw.url, 'metrics-secret');
     expect(sample(text, 'gateway_rejections_total', { reason: 'rate_limit' })).toBe(1);
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: '', status: '429', outcome: 'client_error' })).toBe(1);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: '', endpoint: 'chat', status: '429', outcome: 'client_error' })).toBe(1);
   });
 
   it('keeps one registry per gateway', async () => {
     const { status, text } = await scrape(second.gw.url, 'env-secret');
     expect(status).toBe(200);
-    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', status: '200', outcome: 'ok' })).toBe(0);
+    expect(sample(text, 'gateway_requests_total', { model: 'gpt-4o-mini', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' })).toBe(0);
   });
 
   it('shows a refused reload of gateway.yaml, and when it happened, until a reload succeeds', async () => {

@@ -30,6 +30,8 @@ const TRACES = {
   embeddings: '4af7651916cd43dd8448eb211c80319c',
   refused: '5af7651916cd43dd8448eb211c80319c',
   baggage: '6af7651916cd43dd8448eb211c80319c',
+  messages: '7af7651916cd43dd8448eb211c80319c',
+  generate: '8af7651916cd43dd8448eb211c80319c',
 };
 const traceparent = (trace: string) => ({ traceparent: `00-${trace}-${CLIENT_SPAN}-01` });
 
@@ -135,6 +137,21 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(refused.status).toBe(200);
     const withBaggage = await chat({ model: 'main/primary' }, { ...traceparent(TRACES.baggage), baggage: 'user.email=alice%40corp.example,internal.tenant=acme' });
     expect(withBaggage.status).toBe(200);
+    // The other interfaces: a Messages call and a generateContent stream, on the same pipeline.
+    const messages = await fetch(`${gw.url}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...traceparent(TRACES.messages) },
+      body: JSON.stringify({ model: 'main/primary', max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
+    });
+    expect(messages.status).toBe(200);
+    expect((await messages.json()).type).toBe('message');
+    const generate = await fetch(`${gw.url}/api/v1beta/models/main/primary:streamGenerateContent?alt=sse&key=${DEMO_KEY}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...traceparent(TRACES.generate) },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello there' }] }] }),
+    });
+    expect(generate.status).toBe(200);
+    expect(await generate.text()).toContain('"candidates"');
     await new Promise((r) => setTimeout(r, 700)); // the streams' completions run after their last byte, or the abort
     expect(receiver.spans).toHaveLength(0);
     // The call-log rows carry their request's trace id (GET /v1/admin/logs/{id}), the client's when it sent one.
@@ -145,7 +162,7 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);
     expect(gw.output()).toContain('tracing on');
-    spans = await receiver.waitFor((s) => s.filter((span) => span.kind === 2).length >= 8);
+    spans = await receiver.waitFor((s) => s.filter((span) => span.kind === 2).length >= 10);
     expect(receiver.other).toEqual([]);
   });
 
@@ -261,6 +278,29 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(request.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'url.path': '/api/v1/embeddings' });
     expect(request.attributes).not.toHaveProperty('gen_ai.request.temperature');
     expect(calls.map((s) => [s.name, s.attributes['gen_ai.operation.name']])).toEqual([['embeddings primary', 'embeddings']]);
+  });
+
+  it('a Messages request is a chat at its own path; a generateContent one is named after its operation, its path without the key', () => {
+    const messages = spansOf(TRACES.messages);
+    expect(messages.request.name).toBe('chat main/primary');
+    expect(messages.request.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'url.path': '/api/v1/messages',
+      'gateway.endpoint': 'messages',
+      'gateway.api_key.id': 'demo-key',
+      'http.response.status_code': 200,
+    });
+    expect(messages.calls.map((s) => s.name)).toEqual(['chat primary']);
+    const generate = spansOf(TRACES.generate);
+    expect(generate.request.name).toBe('generate_content main/primary');
+    expect(generate.request.attributes).toMatchObject({
+      'gen_ai.operation.name': 'generate_content',
+      'url.path': '/api/v1beta/models/main/primary:streamGenerateContent',
+      'gateway.endpoint': 'generate_content',
+      'gateway.stream': true,
+    });
+    expect(JSON.stringify(generate)).not.toContain(DEMO_KEY);
+    expect(generate.calls.map((s) => s.name)).toEqual(['chat primary']);
   });
 
   it('a target the gateway passed over is no upstream span', () => {

@@ -1,7 +1,8 @@
 /**
  * Logs: every filter of the logs API (time range, key, model, status, page size) on every account's
  * calls for an admin (/v1/admin/logs), on the member's own for a member (/v1/logs),
- * paging, and a detail page with the request and response (when request logging kept them), the
+ * paging, and a detail page with the interface the call came in through (chat, Messages, generateContent...),
+ * the request and response in its shape (when request logging kept them), the
  * upstream attempts and fallbacks, timing and cost.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -147,6 +148,15 @@ export function LogsPage() {
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** Each inference interface as its clients know it; the request and response below are in its shape. */
+const INTERFACES: Record<LogDetail['endpoint'], string> = {
+  chat: 'OpenAI Chat Completions',
+  responses: 'OpenAI Responses',
+  embeddings: 'OpenAI Embeddings',
+  messages: 'Anthropic Messages',
+  generate_content: 'Google generateContent',
+};
+
 export function LogDetailPage(props: { id: string }) {
   const { isAdmin } = useSession();
   // The list's filters ride along in the query string: the way back shows the same list.
@@ -182,6 +192,8 @@ export function LogDetailPage(props: { id: string }) {
           {entry.model}
           {entry.provider ? ` via ${entry.provider}` : ''}
         </dd>
+        <dt>Interface</dt>
+        <dd>{INTERFACES[entry.endpoint] ?? entry.endpoint}</dd>
         <dt>Key</dt>
         <dd>{entry.api_key_name ?? entry.api_key_id ?? '—'}</dd>
         <dt>Account / group</dt>

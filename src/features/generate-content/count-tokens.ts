@@ -2,25 +2,21 @@
  * POST /api/v1beta/models/{model}:countTokens: `{"totalTokens": N}` for `contents` (or a whole
  * `generateContentRequest`). Answered by the model's generateContent upstream when its first
  * deployment is one (the upstream's own tokenizer; its key never leaves the gateway), else by the
- * gateway's estimate (the one the log uses when an upstream reports no usage). Not a model call:
+ * gateway's estimate (the one model fit uses, as for the Messages API's count_tokens). Not a model call:
  * neither logged nor counted against limits, but the caller, its scope and its model permissions
  * are checked as for generateContent.
  */
-import { EventEmitter } from 'node:events';
-import { authenticate } from '../../auth/authenticate.ts';
-import { modelAllowed } from '../../auth/model-patterns.ts';
-import { requireScope, scopeOf } from '../../auth/route-scopes.ts';
+import { scopeOf } from '../../auth/route-scopes.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
-import { invalidValue, modelNotFound, modelNotPermitted } from '../../kernel/errors.ts';
-import { estimatePromptTokens } from '../../kernel/estimate-tokens.ts';
+import { invalidValue, modelNotFound } from '../../kernel/errors.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
-import type { Principal } from '../../pipeline/principal.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import { modelResource } from '../../providers/gemini.ts';
 import { jsonHeaders, trimSlash } from '../../providers/shared.ts';
 import type { Target } from '../../providers/types.ts';
+import { estimatePrompt } from '../../routing/fit.ts';
 import { resolveModel } from '../../routing/resolve.ts';
-import { timeoutsFor } from '../../routing/timeouts.ts';
+import { askUpstreamCount, authorizeCount } from '../inference/token-count.ts';
 import { isObject } from './fields.ts';
 import { generateToChat } from './to-chat.ts';
 
@@ -29,11 +25,8 @@ const SCOPE = scopeOf('POST', '/api/v1beta/models/:model');
 type ReadBody = () => Promise<{ value: unknown; text: string }>;
 
 export async function countTokens(gateway: Gateway, request: Request, ip: string, model: string, read: ReadBody): Promise<Response> {
-  const { runtime } = gateway;
-  const snapshot = runtime.current();
-  const { principal } = await authenticate(request, runtime, snapshot, ip);
-  requireScope(principal, SCOPE);
-  requirePermitted(principal, snapshot, model);
+  const snapshot = gateway.runtime.current();
+  await authorizeCount(gateway, snapshot, request, ip, SCOPE, model);
   const { value } = await read();
   refuseDeepBody(value);
   if (!isObject(value)) throw invalidValue('The request body must be a JSON object.');
@@ -46,13 +39,8 @@ export async function countTokens(gateway: Gateway, request: Request, ip: string
   if (targets.length === 0) throw modelNotFound(model);
   const upstream = targets[0]!.provider.type === 'vendor_c' ? await upstreamCount(gateway, snapshot, targets[0]!, value, inner !== undefined) : null;
   if (upstream) return upstream;
-  return Response.json({ totalTokens: estimatePromptTokens(chat.messages) });
-}
-
-function requirePermitted(principal: Principal, snapshot: Snapshot, model: string) {
-  if (principal.kind === 'master') return;
-  const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
-  if (!modelAllowed(model, principal.key?.permissions.models ?? []) || !modelAllowed(model, group?.models ?? [])) throw modelNotPermitted(model);
+  // The estimate the model fit uses: the messages' text, and the tools a generateContentRequest declares.
+  return Response.json({ totalTokens: estimatePrompt(chat) });
 }
 
 /**
@@ -62,19 +50,13 @@ function requirePermitted(principal: Principal, snapshot: Snapshot, model: strin
 async function upstreamCount(gateway: Gateway, snapshot: Snapshot, target: Target, body: Record<string, unknown>, wrapped: boolean): Promise<Response | null> {
   const resource = modelResource(target.upstreamModel);
   const sent = wrapped ? { generateContentRequest: { ...(body.generateContentRequest as object), model: resource } } : body;
-  const timeouts = timeoutsFor(snapshot.config, target);
   try {
-    const reply = await gateway.runtime.transport.send({
+    const reply = await askUpstreamCount(gateway, snapshot, target, {
       url: `${trimSlash(target.provider.endpoint)}/v1beta/${resource}:countTokens`,
       headers: jsonHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
       body: JSON.stringify(sent),
-      signal: Object.assign(new EventEmitter(), { aborted: false, reason: undefined }), // bounded by the timeouts
-      connectTimeoutMs: timeouts.connect,
-      headersTimeoutMs: timeouts.first_token,
-      idleTimeoutMs: timeouts.idle,
     });
-    const text = await reply.body.text();
-    return new Response(text, { status: reply.status, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    return new Response(reply.text, { status: reply.status, headers: { 'content-type': 'application/json; charset=UTF-8' } });
   } catch {
     return null;
   }

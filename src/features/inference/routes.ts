@@ -5,12 +5,10 @@
  */
 import { precompiledValidators, bodyValidator } from './validate-body.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
-import { createContext, type Endpoint, type GatewayContext } from '../../pipeline/context.ts';
+import { createContext, type Endpoint } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
-import { readJson } from '../../http/read-body.ts';
-import { readBodyCredentialFirst } from './credential-first.ts';
-import { refuseDeepBody } from '../../http/json-depth.ts';
+import { beforePipeline, readClientBody } from './ingress.ts';
 import { clientSignal } from '../../http/client-signal.ts';
 import type { EmbeddingsRequest } from '../../providers/embeddings-types.ts';
 import { assertEmbeddingsInput } from './embeddings-input.ts';
@@ -22,23 +20,14 @@ export type BodyAdapter = (body: unknown) => ChatRequest;
 
 export async function handleInference(gateway: Gateway, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
-  let ctx: GatewayContext;
-  try {
+  const ctx = await beforePipeline(gateway, endpoint, async () => {
     // Refuse anonymous calls before reading a body we would throw away.
     if (!request.headers.get('authorization')) throw missingApiKey();
-    const { raw, body } = await readBodyCredentialFirst(gateway, request, async () => {
-      const raw = await readJson(request, snapshot.config.server.body_limit);
-      refuseDeepBody(raw.value);
-      return { raw, body: toChat(raw.value) };
-    });
-    ctx = createContext({
+    const { raw, body } = await readClientBody(gateway, request, snapshot.config.server.body_limit, toChat);
+    return createContext({
       request, endpoint, runtime: gateway.runtime, snapshot, ip, body, rawBody: raw.value, rawBodyText: raw.text, signal: clientSignal(request),
     });
-  } catch (error) {
-    // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
-    throw error;
-  }
+  });
   return pipeline.run(ctx);
 }
 

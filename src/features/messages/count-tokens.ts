@@ -4,38 +4,28 @@
  * model renamed, its answer or error passed back); any other gets the gateway's estimate, the
  * one model fit uses (src/routing/fit.ts). The caller must be allowed the model, as on inference.
  */
-import { EventEmitter } from 'node:events';
-import { authenticate } from '../../auth/authenticate.ts';
-import { modelAllowed } from '../../auth/model-patterns.ts';
-import { requireScope, scopeOf } from '../../auth/route-scopes.ts';
+import { scopeOf } from '../../auth/route-scopes.ts';
 import { bearerToken } from '../../auth/credentials.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
 import { readJson } from '../../http/read-body.ts';
-import { GatewayError, missingApiKey, modelNotFound, modelNotPermitted, upstreamUnavailable } from '../../kernel/errors.ts';
+import { GatewayError, missingApiKey, modelNotFound, upstreamUnavailable } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { createRequestId } from '../../kernel/request-id.ts';
 import type { Gateway } from '../../pipeline/gateway.ts';
-import type { Principal } from '../../pipeline/principal.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import { ANTHROPIC_VERSION } from '../../providers/anthropic.ts';
 import { jsonHeaders, trimSlash } from '../../providers/shared.ts';
 import type { Target } from '../../providers/types.ts';
 import { estimatePrompt } from '../../routing/fit.ts';
 import { resolveModel } from '../../routing/resolve.ts';
-import { timeoutsFor } from '../../routing/timeouts.ts';
 import { readBodyCredentialFirst } from '../inference/credential-first.ts';
+import { askUpstreamCount, authorizeCount } from '../inference/token-count.ts';
 import { earlyError } from './routes.ts';
 import { messagesToChat } from './to-chat.ts';
 import { validateMessagesBody } from './validate.ts';
 
 export const COUNT_TOKENS_PATH = '/api/v1/messages/count_tokens';
 const COUNT_SCOPE = scopeOf('POST', COUNT_TOKENS_PATH);
-
-function permitted(principal: Principal, snapshot: Snapshot, model: string): boolean {
-  if (principal.kind === 'master') return true;
-  const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
-  return modelAllowed(model, principal.key?.permissions.models ?? []) && modelAllowed(model, group?.models ?? []);
-}
 
 export async function handleCountTokens(gateway: Gateway, logger: Logger, request: Request, ip: string): Promise<Response> {
   try {
@@ -46,9 +36,7 @@ export async function handleCountTokens(gateway: Gateway, logger: Logger, reques
       refuseDeepBody(read.value);
       return validateMessagesBody(read.value, { countOnly: true });
     });
-    const { principal } = await authenticate(request, gateway.runtime, snapshot, ip);
-    requireScope(principal, COUNT_SCOPE);
-    if (!permitted(principal, snapshot, raw.model)) throw modelNotPermitted(raw.model);
+    await authorizeCount(gateway, snapshot, request, ip, COUNT_SCOPE, raw.model);
     const target = resolveModel(snapshot, raw.model)[0];
     if (!target) throw modelNotFound(raw.model);
     const id = createRequestId();
@@ -57,7 +45,7 @@ export async function handleCountTokens(gateway: Gateway, logger: Logger, reques
     const input_tokens = estimatePrompt(messagesToChat(raw, request.headers));
     return new Response(JSON.stringify({ input_tokens }), { status: 200, headers });
   } catch (error) {
-    return earlyError(gateway, logger, error);
+    return earlyError(logger, error);
   }
 }
 
@@ -76,30 +64,18 @@ async function upstreamCount(
   if (beta) sent['anthropic-beta'] = beta;
   const body = Object.assign({}, raw, { model: target.upstreamModel });
   delete body.fallbacks;
-  const timeouts = timeoutsFor(snapshot.config, target);
-  const signal = Object.assign(new EventEmitter(), { aborted: false, reason: undefined });
-  const timer = setTimeout(() => {
-    signal.aborted = true;
-    signal.emit('abort');
-  }, timeouts.total);
+  let reply: { status: number; text: string };
   try {
-    const reply = await gateway.runtime.transport.send({
+    reply = await askUpstreamCount(gateway, snapshot, target, {
       url: `${trimSlash(target.provider.endpoint)}/v1/messages/count_tokens`,
       headers: sent,
       body: JSON.stringify(body),
-      signal,
-      connectTimeoutMs: timeouts.connect,
-      headersTimeoutMs: timeouts.first_token,
-      idleTimeoutMs: timeouts.idle,
     });
-    const text = await reply.body.text();
-    // The upstream refusing the gateway's key is the gateway's failure, not the client's.
-    if (reply.status === 401 || reply.status === 403) throw upstreamUnavailable(`The upstream refused the gateway's credential (HTTP ${reply.status}).`);
-    return new Response(text, { status: reply.status, headers });
   } catch (error) {
     if (GatewayError.is(error)) throw error;
     throw upstreamUnavailable('The upstream could not be reached to count the tokens.', error);
-  } finally {
-    clearTimeout(timer);
   }
+  // The upstream refusing the gateway's key is the gateway's failure, not the client's.
+  if (reply.status === 401 || reply.status === 403) throw upstreamUnavailable(`The upstream refused the gateway's credential (HTTP ${reply.status}).`);
+  return new Response(reply.text, { status: reply.status, headers });
 }

@@ -44,7 +44,7 @@ function group(timeoutMs = 50) {
     return {
       state,
       observe: (times: number) => {
-        for (let i = 0; i < times; i++) metrics.observe({ model: 'm', outcome: served() });
+        for (let i = 0; i < times; i++) metrics.observe({ model: 'm', endpoint: 'chat', outcome: served() });
       },
       scrape: async () => (await joined.render()).body,
       exit() {
@@ -56,8 +56,8 @@ function group(timeoutMs = 50) {
   };
 }
 
-const requests = (n: number) => `gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} ${n}\n`;
-const latencyCount = (n: number) => `gateway_request_duration_seconds_count{model="m",provider="p"} ${n}\n`;
+const requests = (n: number) => `gateway_requests_total{model="m",provider="p",endpoint="chat",status="200",outcome="ok"} ${n}\n`;
+const latencyCount = (n: number) => `gateway_request_duration_seconds_count{model="m",provider="p",endpoint="chat"} ${n}\n`;
 
 describe('metrics of a worker group', () => {
   it('answers a scrape on any worker with the sum of every worker\'s counters, histograms and gauges', async () => {
@@ -71,7 +71,7 @@ describe('metrics of a worker group', () => {
       const text = await worker.scrape();
       expect(text).toContain(requests(13));
       expect(text).toContain(latencyCount(13));
-      expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.25",model="m",provider="p"} 13\n');
+      expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.25",model="m",provider="p",endpoint="chat"} 13\n');
       expect(text).toContain('gateway_log_queue_depth 5\n');
     }
   });

@@ -1,6 +1,7 @@
 /** Prometheus metrics: the registry the log step feeds, the call-log queue's depth and drops, and `GET /metrics`. */
 import cluster from 'node:cluster';
 import type { FeatureContext, Installed } from '../../http/feature.ts';
+import type { Endpoint } from '../../pipeline/context.ts';
 import type { LogService } from '../logs/service.ts';
 import { GROUP_ENV, joinGroupMetrics } from './cluster.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -12,7 +13,7 @@ import { queuedFor } from '../../plugins/concurrency.ts';
 declare module '../../pipeline/services.ts' {
   interface Services {
     /** Counts the inference requests refused before the pipeline ran (the metrics feature). */
-    earlyRefusals?: { count(error: unknown): void };
+    earlyRefusals?: { count(error: unknown, endpoint: Endpoint): void };
   }
 }
 
@@ -58,7 +59,7 @@ export async function installMetrics(ctx: FeatureContext, logs: LogService): Pro
     ? undefined
     : await startMetricsServer(exposure.port, ctx.env.HOST ?? config.server.host, (request) => scrape(service, ctx.runtime, exposure, request, 'metrics'), ctx.logger);
   return {
-    services: { metrics: service, earlyRefusals: { count: (error) => metrics.countRefused(error) } },
+    services: { metrics: service, earlyRefusals: { count: (error, endpoint) => metrics.countRefused(error, endpoint) } },
     routes: metricsRoutes(service, exposure),
     async close() {
       await server?.close();

@@ -7,30 +7,45 @@ const served = () => ({ ...createOutcome(), status: 200, durationMs: 12, served:
 describe('metrics service', () => {
   it('counts per series and keeps the same totals over repeated scrapes', async () => {
     const metrics = createMetrics();
-    metrics.observe({ model: 'm', outcome: served() });
-    metrics.observe({ model: 'm', outcome: served() });
-    metrics.observe({ model: 'm', outcome: { ...served(), status: 502 } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: served() });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: served() });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), status: 502 } });
     for (let scrape = 0; scrape < 2; scrape++) {
       const { body } = await metrics.render();
-      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} 2');
-      expect(body).toContain('gateway_requests_total{model="m",provider="p",status="502",outcome="server_error"} 1');
+      expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="200",outcome="ok"} 2');
+      expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="502",outcome="server_error"} 1');
     }
-    metrics.observe({ model: 'm', outcome: served() });
-    expect((await metrics.render()).body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="ok"} 3');
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: served() });
+    expect((await metrics.render()).body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="200",outcome="ok"} 3');
   });
 
   it('counts a stream that broke after its 200 as a server error, apart from refusals and clients that left', async () => {
     const metrics = createMetrics();
     const broken = { code: 'stream_interrupted', message: 'The upstream broke off.', type: 'upstream_error' };
-    metrics.observe({ model: 'm', outcome: { ...served(), streamed: true, error: broken } });
-    metrics.observe({ model: 'm', outcome: { ...served(), streamed: true, aborted: true } });
-    metrics.observe({ model: 'm', outcome: { ...served(), status: 429 } });
-    metrics.observe({ model: 'm', outcome: { ...served(), status: 499, aborted: true } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), streamed: true, error: broken } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), streamed: true, aborted: true } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), status: 429 } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), status: 499, aborted: true } });
     const { body } = await metrics.render();
-    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="server_error"} 1');
-    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="200",outcome="aborted"} 1');
-    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="429",outcome="client_error"} 1');
-    expect(body).toContain('gateway_requests_total{model="m",provider="p",status="499",outcome="aborted"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="200",outcome="server_error"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="200",outcome="aborted"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="429",outcome="client_error"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="chat",status="499",outcome="aborted"} 1');
+  });
+
+  it('tells the interfaces apart in the per-request series, not in tokens or cost', async () => {
+    const metrics = createMetrics();
+    metrics.observe({ model: 'm', endpoint: 'messages', outcome: { ...served(), ttfbMs: 5 } });
+    metrics.observe({ model: 'm', endpoint: 'generate_content', outcome: served() });
+    metrics.observe({ model: 'm', endpoint: 'generate_content', outcome: served() });
+    metrics.countRefused(Object.assign(new Error('no key'), { status: 401 }), 'messages');
+    const { body } = await metrics.render();
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="messages",status="200",outcome="ok"} 1');
+    expect(body).toContain('gateway_requests_total{model="m",provider="p",endpoint="generate_content",status="200",outcome="ok"} 2');
+    expect(body).toContain('gateway_request_duration_seconds_count{model="m",provider="p",endpoint="generate_content"} 2');
+    expect(body).toContain('gateway_time_to_first_token_seconds_count{model="m",provider="p",endpoint="messages"} 1');
+    // Not a GatewayError: counted as the 500 it would answer.
+    expect(body).toContain('gateway_requests_total{model="",provider="",endpoint="messages",status="500",outcome="server_error"} 1');
   });
 
   it('does not count a target the gateway passed over as an upstream error', async () => {
@@ -41,7 +56,7 @@ describe('metrics service', () => {
       { model: 'd/m', provider: 'd', upstreamModel: 'm', status: 0, errorCode: 'upstream_unavailable', latencyMs: 3, kind: 'fallback' },
       { model: 'p/m', provider: 'p', upstreamModel: 'm', status: 200, errorCode: null, latencyMs: 9, kind: 'fallback' },
     ] as const;
-    metrics.observe({ model: 'm', outcome: { ...served(), attempts: [...attempts] } });
+    metrics.observe({ model: 'm', endpoint: 'chat', outcome: { ...served(), attempts: [...attempts] } });
     const { body } = await metrics.render();
     expect(body).not.toMatch(/gateway_upstream_errors_total\{provider="[bc]"/);
     expect(body).toContain('gateway_upstream_errors_total{provider="d",status="0"} 1');
@@ -55,7 +70,7 @@ describe('metrics service', () => {
       { model: 'm', provider: 'p', status: 503, kind: 'first' },
       { model: 'p/random-name', provider: 'p', status: 200, kind: 'fallback' },
     ];
-    metrics.observe({ model: 'p/(other)', labelOf: (name) => (name === 'm' ? name : 'p/(other)'), outcome: { ...served(), attempts } as never });
+    metrics.observe({ model: 'p/(other)', endpoint: 'chat', labelOf: (name) => (name === 'm' ? name : 'p/(other)'), outcome: { ...served(), attempts } as never });
     const { body } = await metrics.render();
     expect(body).toContain('gateway_fallbacks_total{model="p/(other)"} 1');
     expect(body).not.toContain('random-name');

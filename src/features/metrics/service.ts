@@ -6,6 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Aggregator } from 'prom-client';
 import { isBilled } from '../logs/billing.ts';
 import type { CallObserver } from '../../plugins/log.ts';
+import type { Endpoint } from '../../pipeline/context.ts';
 import { GatewayError } from '../../kernel/errors.ts';
 import { createOutcome } from '../../pipeline/outcome.ts';
 import { requestOutcome } from '../../kernel/request-outcome.ts';
@@ -22,7 +23,7 @@ export interface MetricsService extends CallObserver {
    * An inference request refused before the pipeline (no key, a body that does not parse or
    * validate): counted in gateway_requests_total with no model or provider, and not timed.
    */
-  countRefused(error: unknown): void;
+  countRefused(error: unknown, endpoint: Endpoint): void;
   render(): Promise<{ body: string; contentType: string }>;
 }
 
@@ -48,8 +49,8 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
   const requests = summedCounter({
     name: `${prefix}requests_total`,
     // `status` is the status sent, which a stream sends before it can break: `outcome` says how it ended.
-    help: 'Inference requests by model, provider, HTTP status and outcome (ok, client_error, server_error, aborted).',
-    labelNames: ['model', 'provider', 'status', 'outcome'],
+    help: 'Inference requests by model, provider, endpoint (chat, responses, embeddings, messages, generate_content), HTTP status and outcome (ok, client_error, server_error, aborted).',
+    labelNames: ['model', 'provider', 'endpoint', 'status', 'outcome'],
     registers: [registry],
   });
   const latency = summedHistogram({
@@ -134,19 +135,22 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
 
   return {
     registry,
-    observe({ model, labelOf = (name: string) => name, outcome, record }) {
+    observe({ model, endpoint, labelOf = (name: string) => name, outcome, record }) {
       // Guardrail names come from gateway.yaml (or a plugin): a bounded set of series.
       if (outcome.guardrails) for (const v of outcome.guardrails) guardrails.inc({ guardrail: v.guardrail, stage: v.stage, action: v.action, result: v.result });
       const provider = outcome.served?.provider ?? '';
       const labels = { model, provider };
-      const labelsOf = () => labels;
       // Series keys: the label values joined by a character no model or provider id contains.
       const series = `${model}\u0000${provider}\u0000`;
+      // The per-request series also say which interface the call came in through (a handful of values).
+      const perRequest = { model, provider, endpoint };
+      const perRequestOf = () => perRequest;
+      const requestSeries = `${series}${endpoint}\u0000`;
       const status = String(outcome.status);
       const ended = requestOutcome(outcome);
-      requests.add(`${series}${status}\u0000${ended}`, () => ({ ...labels, status, outcome: ended }), 1);
-      latency.observe(series, labelsOf, outcome.durationMs / 1000);
-      if (outcome.ttfbMs !== undefined) ttft.observe(series, labelsOf, outcome.ttfbMs / 1000);
+      requests.add(`${requestSeries}${status}\u0000${ended}`, () => ({ ...perRequest, status, outcome: ended }), 1);
+      latency.observe(requestSeries, perRequestOf, outcome.durationMs / 1000);
+      if (outcome.ttfbMs !== undefined) ttft.observe(requestSeries, perRequestOf, outcome.ttfbMs / 1000);
       if (record) {
         if (record.request_tokens) tokens.add(`${series}prompt`, () => ({ ...labels, kind: 'prompt' }), record.request_tokens);
         if (record.response_tokens) tokens.add(`${series}completion`, () => ({ ...labels, kind: 'completion' }), record.response_tokens);
@@ -184,10 +188,10 @@ export function createMetrics(prefix = 'gateway_', options: MetricsOptions = {})
       const reason = outcome.attempts.length === 0 ? REJECTIONS[outcome.error?.code ?? ''] : undefined;
       if (reason) rejections.inc({ reason });
     },
-    countRefused(error) {
+    countRefused(error, endpoint) {
       const status = GatewayError.is(error) ? error.status : 500;
       const ended = requestOutcome({ ...createOutcome(), status });
-      requests.add(`\u0000\u0000${status}\u0000${ended}`, () => ({ model: '', provider: '', status: String(status), outcome: ended }), 1);
+      requests.add(`\u0000\u0000${endpoint}\u0000${status}\u0000${ended}`, () => ({ model: '', provider: '', endpoint, status: String(status), outcome: ended }), 1);
     },
     gauge(name, help, read, aggregator = 'sum') {
       new Gauge({

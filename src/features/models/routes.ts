@@ -6,8 +6,7 @@
  * for any id not in the caller's list, existing or not. With `anthropic-version`, both answer in
  * the Messages API's format (anthropic-list.ts).
  */
-import { modelAllowed } from '../../auth/model-patterns.ts';
-import type { Principal } from '../../pipeline/principal.ts';
+import { modelPermitted } from '../../auth/model-permission.ts';
 import type { Snapshot } from '../../config/snapshot.ts';
 import { defineRoutes } from '../../http/route.ts';
 import { modelNotFound } from '../../kernel/errors.ts';
@@ -52,12 +51,6 @@ export function routableModel(snapshot: Snapshot, id: string): ModelEntry | unde
   return { id, object: 'model', created: unix(provider.created_at), owned_by: provider.id };
 }
 
-function permitted(principal: Principal, snapshot: Snapshot, id: string): boolean {
-  if (principal.kind === 'master') return true;
-  const group = principal.groupId ? snapshot.groups.get(principal.groupId) : undefined;
-  return modelAllowed(id, principal.key?.permissions.models ?? []) && modelAllowed(id, group?.models ?? []);
-}
-
 export const modelListRoutes = defineRoutes([
   {
     method: 'GET',
@@ -65,7 +58,7 @@ export const modelListRoutes = defineRoutes([
     access: 'key',
     handler({ runtime, principal, request, query }) {
       const snapshot = runtime.current();
-      const data = routableModels(snapshot).filter((m) => permitted(principal, snapshot, m.id));
+      const data = routableModels(snapshot).filter((m) => modelPermitted(principal, snapshot, m.id));
       // Anthropic's SDK and coding agents discover models in their own list format.
       if (wantsAnthropicShape(request)) return anthropicPage(snapshot, data, query);
       return { object: 'list', data };
@@ -79,7 +72,7 @@ export const modelListRoutes = defineRoutes([
       const snapshot = runtime.current();
       const entry = routableModel(snapshot, params.id);
       const anthropic = wantsAnthropicShape(request);
-      if (!entry || !permitted(principal, snapshot, entry.id)) {
+      if (!entry || !modelPermitted(principal, snapshot, entry.id)) {
         if (anthropic) return anthropicErrorResponse(modelNotFound(params.id), createRequestId(), {});
         throw modelNotFound(params.id);
       }

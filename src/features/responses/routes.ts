@@ -20,6 +20,7 @@ import { withPreviousTurns } from './continue.ts';
 import { responsesToChat } from './to-chat.ts';
 import { refuseDeepBody } from '../../http/json-depth.ts';
 import { readBodyCredentialFirst } from '../inference/credential-first.ts';
+import { beforePipeline } from '../inference/ingress.ts';
 
 export const RESPONSES_PATH = '/api/v1/responses';
 const RESPONSES_SCOPE = scopeOf('POST', RESPONSES_PATH);
@@ -30,8 +31,7 @@ const RESPONSES_SCOPE = scopeOf('POST', RESPONSES_PATH);
  */
 export async function handleResponses(gateway: Gateway, logger: Logger, running: BackgroundRuns, request: Request, ip: string): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
-  let ctx: GatewayContext;
-  try {
+  const ctx = await beforePipeline(gateway, 'responses', async (): Promise<GatewayContext | Response> => {
     // Refuse anonymous calls before reading a body we would throw away.
     if (!request.headers.get('authorization')) throw missingApiKey();
     const read = await readBodyCredentialFirst(gateway, request, async () => {
@@ -58,15 +58,12 @@ export async function handleResponses(gateway: Gateway, logger: Logger, running:
       const queued = await startBackground({ gateway, request, ip, raw, body, owner, logger, running });
       return json(queued);
     }
-    ctx = createContext({
+    return createContext({
       request, endpoint: 'responses', runtime: gateway.runtime, snapshot, ip, body, rawBody: raw, signal: clientSignal(request), renderer: responsesRenderer,
     });
-  } catch (error) {
-    // Refused before the pipeline, whose log step counts every other request: counted here.
-    gateway.runtime.services.earlyRefusals?.count(error);
-    throw error;
-  }
-  return pipeline.run(ctx);
+  });
+  // A background run is answered at once (queued), not through the pipeline here.
+  return ctx instanceof Response ? ctx : pipeline.run(ctx);
 }
 
 const notStored = (id: string) => notFound(`No response with id '${id}'.`, 'response_not_found');
