@@ -54,6 +54,7 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ['GET /v1/statistics/models', 'read:api'],
   ['GET /v1/statistics/cost', 'read:billing'],
   ['GET /v1/statistics/export', 'read:billing'],
+  ['GET /v1/statistics/breakdown', 'read:billing'],
   // The caller's own account
   ['GET /v1/logs', 'read:api'],
   ['GET /v1/logs/:id', 'read:api'],

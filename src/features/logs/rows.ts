@@ -19,7 +19,7 @@ export const LOG_COLUMNS = [
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
 export const LIST_COLUMNS =
   'id, api_key_id, api_key_name, model, request_tokens, response_tokens, status, latency_ms, ip, created_at, ' +
-  'account_id, group_id, provider_id, endpoint, error_code, ttft_ms, input_cost, output_cost, currency';
+  'account_id, group_id, provider_id, endpoint, error_code, ttft_ms, input_cost, output_cost, currency, billed';
 
 /**
  * Coerces a record to what the schema accepts, so one odd value (a float token count, a
@@ -112,6 +112,7 @@ export function toListItem(row: Record<string, unknown>): LogListItem {
     endpoint: logEndpoint(row.endpoint),
     error_code: (row.error_code as string | null) ?? null,
     ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
+    billed: Boolean(row.billed),
     cost: {
       input: decimalToNumber(input, 12),
       output: decimalToNumber(output, 12),

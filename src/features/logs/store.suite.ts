@@ -41,7 +41,7 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       expect(items[0]).toEqual({
         id: 'log_D', api_key_id: 'k3', api_key_name: 'Key three', model: 'm2', request_tokens: 7,
         response_tokens: 3, status: 'success', latency: 50, ip: '127.0.0.1', created_at: '2024-03-31T20:00:00.000Z',
-        account_id: 'a2', group_id: null, provider: 'p1', endpoint: 'chat', error_code: null, ttft_ms: null,
+        account_id: 'a2', group_id: null, provider: 'p1', endpoint: 'chat', error_code: null, ttft_ms: null, billed: true,
         cost: { input: 0.3, output: 0.4, total: 0.7, currency: 'CNY' },
       });
     });

@@ -107,6 +107,7 @@ export interface LogListItem {
   endpoint: LogEndpoint;
   error_code: string | null;
   ttft_ms: number | null;
+  billed: boolean;
   cost: { input: number; output: number; total: number; currency: string };
 }
 
