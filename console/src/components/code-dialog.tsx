@@ -26,7 +26,7 @@ export function CodeDialog(props: { body: Record<string, unknown>; onClose(): vo
           Copy
         </button>
         <button type="button" class="ghost" onClick={props.onClose}>
-          Close
+          Done
         </button>
       </div>
       <p class="muted" role="status">

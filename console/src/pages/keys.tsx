@@ -158,8 +158,7 @@ export function KeysPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Models</th>
                 <th scope="col">Rate limit</th>
-                <th scope="col">Quota</th>
-                <th scope="col">Expires</th>
+                <th scope="col">Budget</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">Requests</th>
                 <th scope="col">Tokens</th>
@@ -182,9 +181,11 @@ export function KeysPage() {
                   <td>{key.permissions.rate_limit ? `${key.permissions.rate_limit}/min` : 'none'}</td>
                   <td>
                     <QuotaBar used={key.quota_used ?? 0} limit={key.permissions.quota_limit ?? 0} label={`Quota of ${key.name}`} />
-                    {key.permissions.quota_period && <span class="muted small"> {key.permissions.quota_period}</span>}
+                    <span class="muted small budget-note">
+                      {key.permissions.quota_period ? `${key.permissions.quota_period} · ` : ''}
+                      expires {expiresText(key.permissions.expires_at)}
+                    </span>
                   </td>
-                  <td>{expiresText(key.permissions.expires_at)}</td>
                   <td>{scopesText(key.scopes)}</td>
                   <td>{formatInt(key.usage.total_requests)}</td>
                   <td>{formatInt(key.usage.total_tokens)}</td>

@@ -58,7 +58,7 @@ export function Breakdown(props: { start: string; end: string }) {
         <p class="muted">No calls in this range.</p>
       ) : (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label={`Figures per ${label.toLowerCase()}`}>
             <table>
               <caption class="visually-hidden">
                 Per {label.toLowerCase()}, {props.start} to {props.end}

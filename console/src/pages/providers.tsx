@@ -144,7 +144,7 @@ function HealthCell(props: { item: Item; onTest(): void; onDetails(): void }) {
     <div class="row-actions">
       <span class={`pill pill-${health.data?.status ?? 'unknown'}`}>{health.data?.status ?? (health.error ? 'unknown' : '…')}</span>
       <button type="button" class="small" onClick={props.onDetails} aria-label={`Health of ${props.item.id}`}>
-        Details
+        Health
       </button>
       <button type="button" class="small" onClick={props.onTest} aria-label={`Test ${props.item.id}`}>
         Test
