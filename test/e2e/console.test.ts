@@ -247,7 +247,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect(rows.filter((row) => /\d$/.test(row) && !row.endsWith('00'))).not.toHaveLength(0);
     expect(await usage.locator('tbody tr').last().locator('td').last().textContent()).toBe('1');
     await usage.getByText('Figures of this chart').click();
-    await admin.getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
+    await admin.getByRole('region', { name: 'Share of tokens by model' }).getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
     await check(admin, '06-overview');
   });
 
