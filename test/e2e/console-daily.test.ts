@@ -322,6 +322,14 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     const own = (await api(gw, 'GET', '/v1/logs?page_size=100', undefined, DEMO_KEY)).body;
     expect(own.data.map((log: { model: string }) => log.model)).toContain('gpt-4o-mini');
     await check(page, 'member-playground-phone');
+    // A value the API refuses: its message in the pane, nothing sent upstream.
+    const before = mock.requests.length;
+    await page.getByLabel('Temperature').fill('hot');
+    await page.getByLabel('Message').fill('Too hot');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('temperature');
+    expect(mock.requests.length).toBe(before);
+    await page.getByLabel('Temperature').fill('');
     await go(page, 'logs', 'Logs');
     expect(await page.getByLabel('Account').count()).toBe(0);
     expect(await page.getByLabel('Provider').count()).toBe(0);

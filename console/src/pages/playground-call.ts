@@ -65,6 +65,7 @@ export async function streamAnswer(body: Record<string, unknown>, isAdmin: boole
     set({ logId: response.headers.get('x-request-id') });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     signal.addEventListener('abort', () => void reader.cancel(), { once: true });
+    if (signal.aborted) await reader.cancel(); // Stop pressed while the answer's headers were on their way
     let buffer = '';
     for (;;) {
       const { value, done } = await reader.read();

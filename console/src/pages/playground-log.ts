@@ -20,6 +20,8 @@ function textOf(content: unknown): string {
 
 /** The chat request a log entry kept, when it kept one with messages; else null. */
 export function loggedChatRequest(entry: LogDetail): Record<string, unknown> | null {
+  // A Messages or generateContent body has another shape: it is no chat completions call to replay.
+  if (entry.endpoint !== undefined && entry.endpoint !== 'chat') return null;
   const request = entry.request as LoggedChat | null;
   return request && typeof request === 'object' && Array.isArray(request.messages) ? (request as Record<string, unknown>) : null;
 }
