@@ -63,6 +63,10 @@ export const api = {
   async del(path: string): Promise<void> {
     await send('DELETE', path);
   },
+  /** The raw answer (a stream the caller reads itself); errors are thrown as for the others. */
+  raw(method: string, path: string, body?: unknown): Promise<Response> {
+    return send(method, path, body);
+  },
   /** A file answer (CSV export), as a Blob plus the server's file name. */
   async download(path: string, query?: Record<string, string | undefined>): Promise<{ blob: Blob; name: string }> {
     const response = await send('GET', withQuery(path, query));

@@ -10,6 +10,8 @@ import { PAGES } from './pages.ts';
 import { KeysPage } from './pages/keys.tsx';
 import { LogDetailPage, LogsPage } from './pages/logs.tsx';
 import { OverviewPage } from './pages/overview.tsx';
+import { PlaygroundPage } from './pages/playground.tsx';
+import { ProvidersPage } from './pages/providers.tsx';
 import { ResourcePage } from './pages/resources.tsx';
 import { SecurityPage } from './pages/security.tsx';
 import { SettingsPage } from './pages/settings.tsx';
@@ -134,10 +136,13 @@ function pageContent(page: string, id: string | undefined) {
     case 'logs':
       return id ? <LogDetailPage id={id} /> : <LogsPage />;
     case 'providers':
+      return <ProvidersPage />;
     case 'models':
     case 'groups':
     case 'users':
       return <ResourcePage kind={page} key={page} />;
+    case 'playground':
+      return <PlaygroundPage />;
     case 'settings':
       return <SettingsPage />;
     case 'security':

@@ -9,6 +9,7 @@ export const PAGES: PageInfo[] = [
   { name: 'overview', title: 'Overview', adminOnly: false },
   { name: 'keys', title: 'API keys', adminOnly: false },
   { name: 'logs', title: 'Logs', adminOnly: false },
+  { name: 'playground', title: 'Playground', adminOnly: false },
   { name: 'providers', title: 'Providers', adminOnly: true },
   { name: 'models', title: 'Models', adminOnly: true },
   { name: 'groups', title: 'Groups', adminOnly: true },

@@ -20,7 +20,9 @@ export interface ApiKey {
   name: string;
   key: string;
   status: 'active' | 'inactive';
-  permissions: { models: string[]; rate_limit: number };
+  permissions: { models: string[]; rate_limit: number; quota_limit?: number; quota_period?: string; expires_at?: string };
+  quota_used?: number;
+  quota_resets_at?: string | null;
   /** The platform scopes the key is held to (the OAuth token's that created it); null: every scope. */
   scopes: string[] | null;
   usage: { total_requests: number; total_tokens: number };
@@ -39,6 +41,13 @@ export interface LogItem {
   latency: number;
   ip: string;
   created_at: string;
+  // Additive list fields (newer gateways): who, where, how much.
+  account_id?: string | null;
+  provider?: string | null;
+  endpoint?: string;
+  error_code?: string | null;
+  ttft_ms?: number | null;
+  cost?: { input: string | number; output: string | number; total: string | number; currency: string } | null;
 }
 
 export interface LogDetail extends LogItem {

@@ -53,6 +53,7 @@ export async function resolveCredential(token: string, runtime: Runtime, snapsho
   const key = snapshot.keysByHash.get(keyHash);
   if (key) {
     if (key.status !== 'active' || isRevoked(runtime.store, keyHash)) return null;
+    if (key.permissions.expires_at !== undefined && !(Date.parse(key.permissions.expires_at) > Date.now())) return null;
     const account = snapshot.accounts.get(key.account);
     if (key.account !== 'admin' && !account) return null;
     return {

@@ -54,6 +54,7 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ['GET /v1/statistics/models', 'read:api'],
   ['GET /v1/statistics/cost', 'read:billing'],
   ['GET /v1/statistics/export', 'read:billing'],
+  ['GET /v1/statistics/breakdown', 'read:billing'],
   // The caller's own account
   ['GET /v1/logs', 'read:api'],
   ['GET /v1/logs/:id', 'read:api'],
@@ -67,6 +68,9 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ['DELETE /v1/security/trusted-devices/:id', 'write:user'],
   // Admin (the admin role as well)
   ...adminResource('/v1/admin/providers', 'read:api', 'write:api'),
+  // A provider test spends a call upstream: write, as calling a model is.
+  ['POST /v1/admin/providers/:id/test', 'write:api'],
+  ['GET /v1/admin/providers/:id/health', 'read:api'],
   ...adminResource('/v1/admin/models', 'read:api', 'write:api'),
   ...adminResource('/v1/admin/groups', 'read:api', 'write:api'),
   ...adminResource('/v1/admin/guardrails', 'read:api', 'write:api'),

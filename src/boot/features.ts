@@ -16,6 +16,7 @@ import { installMessages } from '../features/messages/index.ts';
 import { installMetrics } from '../features/metrics/index.ts';
 import { installModels } from '../features/models/index.ts';
 import { installNotifications } from '../features/notifications/index.ts';
+import { installProviderChecks } from '../features/provider-checks/index.ts';
 import { installOAuth } from '../features/oauth/index.ts';
 import { installResponses } from '../features/responses/index.ts';
 import { installSecurity } from '../features/security/index.ts';
@@ -44,6 +45,7 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
   add(installStatistics(ctx, logs.service));
   add(installKeys(ctx));
   add(installAdmin(ctx));
+  add(installProviderChecks(ctx, logs.service)); // "test this provider" and provider health
   const security = add(installSecurity(ctx)); // one-time codes and trusted devices
   const oauth = add(await installOAuth(ctx, { security: security.service, firstPartyClients: [consoleClient] }));
   add(installConsole(ctx, oauth.provider)); // signs in through the OAuth server

@@ -128,6 +128,8 @@ export interface KeyPermissions {
   quota_limit: number;
   /** The budget starts over each period (the account's time zone); absent: never. */
   quota_period?: QuotaPeriod;
+  /** ISO 8601 time after which the key no longer authenticates; absent: never. */
+  expires_at?: string;
 }
 
 export interface KeyConfig {

@@ -51,7 +51,8 @@ export function buildLogRecord(ctx: GatewayContext, outcome: Outcome): CallRecor
     api_key_name: principal.key?.name ?? principal.kind,
     account_id: principal.accountId,
     group_id: principal.groupId ?? null,
-    provider_id: served?.provider ?? null,
+    // A failed call names the provider of its last attempt, so that a provider's errors can be listed.
+    provider_id: served?.provider ?? outcome.attempts.at(-1)?.provider ?? null,
     model: served?.model ?? ctx.body.model ?? '',
     request_tokens: usage?.prompt_tokens ?? (estimate ? estimatePromptTokens(ctx.body.messages) : 0),
     response_tokens: usage?.completion_tokens ?? (estimate ? estimateTokens(generated) : 0),

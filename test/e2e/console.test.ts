@@ -143,7 +143,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await check(admin, '01-sign-in');
     await signInWithPassword(admin, ROOT);
     await expect.poll(() => admin.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
-      'Overview', 'API keys', 'Logs', 'Providers', 'Models', 'Groups', 'Users', 'Settings', 'Security',
+      'Overview', 'API keys', 'Logs', 'Playground', 'Providers', 'Models', 'Groups', 'Users', 'Settings', 'Security',
     ]);
   });
 
@@ -213,7 +213,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   it('keeps the log filters in the URL: Back, the way back and a reload show the same list', async () => {
     await go(admin, 'logs', 'Logs');
     await admin.getByLabel('From').fill('2000-01-01T00:00');
-    await admin.getByLabel('Model').fill('gpt-4o-mini');
+    await admin.getByLabel('Model').selectOption('gpt-4o-mini');
     await admin.getByLabel('Status').selectOption('success');
     await admin.getByLabel('Per page').selectOption('10');
     await admin.getByRole('button', { name: 'Apply filters' }).click();
@@ -256,7 +256,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect(rows.filter((row) => /\d$/.test(row) && !row.endsWith('00'))).not.toHaveLength(0);
     expect(await usage.locator('tbody tr').last().locator('td').last().textContent()).toBe('1');
     await usage.getByText('Figures of this chart').click();
-    await admin.getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
+    await admin.getByRole('region', { name: 'Share of tokens by model' }).getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
     await check(admin, '06-overview');
   });
 
@@ -558,7 +558,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     const { page, context } = await newPage(HALF);
     await signInWithPassword(page, ALICE);
     await expect.poll(() => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
-      'Overview', 'API keys', 'Logs', 'Settings', 'Security',
+      'Overview', 'API keys', 'Logs', 'Playground', 'Settings', 'Security',
     ]);
     await expect.poll(() => page.getByRole('region', { name: 'Today' }).locator('dd').first().textContent()).toBe('1');
     await check(page, '11-member-overview-half-width');

@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api.ts';
-import { Alert, Dialog, errorFor, Field, Loading, RowActions, SecretOnce } from '../components/ui.tsx';
+import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SecretOnce, SelectField } from '../components/ui.tsx';
+import { budgetBody, expiresText, initialBudget, PERIODS, type Budget } from './key-budget.ts';
 import { formatDateTime, formatInt } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
@@ -17,6 +18,8 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
   const [name, setName] = useState(existing?.name ?? '');
   const [models, setModels] = useState(existing?.permissions.models.join(', ') ?? '');
   const [rateLimit, setRateLimit] = useState(String(existing?.permissions.rate_limit ?? 0));
+  const [budget, setBudget] = useState<Budget>(initialBudget(existing));
+  const setBudgetField = (name: keyof Budget) => (e: Event) => setBudget({ ...budget, [name]: (e.currentTarget as HTMLInputElement).value });
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -29,7 +32,7 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
     setBusy(true);
     setError(null);
     const rate = rateLimit.trim() === '' ? 0 : Number(rateLimit);
-    const body = { name, permissions: { models: listOf(models), rate_limit: rate } };
+    const body = { name, permissions: { models: listOf(models), rate_limit: rate, ...budgetBody(budget, !!existing) } };
     try {
       props.onSaved(existing ? await api.put<ApiKey>(`/v1/api-keys/${encodeURIComponent(existing.id)}`, body) : await api.post<ApiKey>('/v1/api-keys', body));
     } catch (e) {
@@ -38,7 +41,8 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
       setBusy(false);
     }
   };
-  const general = error && !['name', 'permissions.models', 'permissions.rate_limit'].some((f) => errorFor(f, error)) ? error.message : null;
+  const fieldNames = ['name', 'permissions.models', 'permissions.rate_limit', 'permissions.quota_limit', 'permissions.quota_period', 'permissions.expires_at'];
+  const general = error && !fieldNames.some((f) => errorFor(f, error)) ? error.message : null;
   return (
     <form onSubmit={submit} noValidate>
       <Field label="Name" required value={name} onInput={(e) => setName(e.currentTarget.value)} error={errorFor('name', error)} />
@@ -56,6 +60,25 @@ function KeyForm(props: { key_?: ApiKey; onSaved(key: ApiKey): void; onCancel():
         value={rateLimit}
         onInput={(e) => setRateLimit(e.currentTarget.value)}
         error={errorFor('permissions.rate_limit', error)}
+      />
+      <div class="form-grid">
+        <Field
+          label="Token quota"
+          hint="Prompt + completion tokens; 0 means no per-key budget."
+          inputMode="numeric"
+          value={budget.quota_limit}
+          onInput={setBudgetField('quota_limit')}
+          error={errorFor('permissions.quota_limit', error)}
+        />
+        <SelectField label="Quota starts over" value={budget.quota_period} onChange={setBudgetField('quota_period')} options={PERIODS} error={errorFor('permissions.quota_period', error)} />
+      </div>
+      <Field
+        label="Expires"
+        type="datetime-local"
+        hint="Your local time; empty: never. After it the key is refused."
+        value={budget.expires_at}
+        onInput={setBudgetField('expires_at')}
+        error={errorFor('permissions.expires_at', error)}
       />
       {general && <Alert kind="error">{general}</Alert>}
       <div class="actions">
@@ -135,6 +158,7 @@ export function KeysPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Models</th>
                 <th scope="col">Rate limit</th>
+                <th scope="col">Budget</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">Requests</th>
                 <th scope="col">Tokens</th>
@@ -155,6 +179,13 @@ export function KeysPage() {
                   </td>
                   <td>{key.permissions.models.length ? key.permissions.models.join(', ') : 'all'}</td>
                   <td>{key.permissions.rate_limit ? `${key.permissions.rate_limit}/min` : 'none'}</td>
+                  <td>
+                    <QuotaBar used={key.quota_used ?? 0} limit={key.permissions.quota_limit ?? 0} label={`Quota of ${key.name}`} />
+                    <span class="muted small budget-note">
+                      {key.permissions.quota_period ? `${key.permissions.quota_period} · ` : ''}
+                      expires {expiresText(key.permissions.expires_at)}
+                    </span>
+                  </td>
                   <td>{scopesText(key.scopes)}</td>
                   <td>{formatInt(key.usage.total_requests)}</td>
                   <td>{formatInt(key.usage.total_tokens)}</td>

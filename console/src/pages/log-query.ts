@@ -13,10 +13,40 @@ export interface Filters {
   api_key_id: string;
   model: string;
   status: string;
+  account_id: string;
+  provider: string;
+  error_code: string;
+  endpoint: string;
   page_size: string;
 }
 
-export const EMPTY: Filters = { start_time: '', end_time: '', api_key_id: '', model: '', status: '', page_size: '20' };
+export const EMPTY: Filters = {
+  start_time: '', end_time: '', api_key_id: '', model: '', status: '', account_id: '', provider: '', error_code: '', endpoint: '', page_size: '20',
+};
+
+/** The inference interfaces a call can come in through (the logs API's `endpoint` filter). */
+export const ENDPOINTS: Array<[string, string]> = [
+  ['chat', 'Chat completions'],
+  ['responses', 'Responses'],
+  ['embeddings', 'Embeddings'],
+  ['messages', 'Messages (Anthropic)'],
+  ['generate_content', 'generateContent (Google)'],
+];
+
+/** The list API's query for these filters (without the page). */
+export function apiQuery(filters: Filters): Record<string, string | undefined> {
+  return {
+    start_time: isoOf(filters.start_time),
+    end_time: isoOf(filters.end_time),
+    api_key_id: filters.api_key_id,
+    model: filters.model.trim(),
+    status: filters.status,
+    account_id: filters.account_id,
+    provider: filters.provider,
+    error_code: filters.error_code.trim(),
+    endpoint: filters.endpoint,
+  };
+}
 
 /** datetime-local gives local wall time; the API wants ISO 8601 with a zone. */
 export const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -41,6 +71,10 @@ export function fromQuery(search: string): { filters: Filters; page: number } {
       api_key_id: text('api_key_id'),
       model: text('model'),
       status: text('status'),
+      account_id: text('account_id'),
+      provider: text('provider'),
+      error_code: text('error_code'),
+      endpoint: text('endpoint'),
       page_size: text('page_size'),
     },
     page: Number.isInteger(page) && page > 1 ? page : 1,
@@ -50,11 +84,7 @@ export function fromQuery(search: string): { filters: Filters; page: number } {
 /** The list's URL for these filters and page; defaults are left out. */
 export function listUrl(filters: Filters, page: number): string {
   return withQuery('/console/logs', {
-    start_time: isoOf(filters.start_time),
-    end_time: isoOf(filters.end_time),
-    api_key_id: filters.api_key_id,
-    model: filters.model.trim(),
-    status: filters.status,
+    ...apiQuery(filters),
     page_size: filters.page_size === EMPTY.page_size ? undefined : filters.page_size,
     page: page > 1 ? page : undefined,
   });

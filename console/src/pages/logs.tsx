@@ -8,13 +8,17 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type List } from '../api.ts';
 import { Link } from '../components/layout.tsx';
-import { Alert, Field, Loading, SelectField } from '../components/ui.tsx';
+import { CodeDialog } from '../components/code-dialog.tsx';
+import { Alert, Loading } from '../components/ui.tsx';
 import { formatDateTime, formatInt, formatMoney, formatMs } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { navigate, useLocation } from '../router.ts';
 import { useSession } from '../session.ts';
-import { EMPTY, fromQuery, isoOf, listUrl, type Filters } from './log-query.ts';
+import { LogExport } from './log-export-button.tsx';
+import { LogFilters } from './log-filters.tsx';
+import { apiQuery, EMPTY, fromQuery, isoOf, listUrl, type Filters } from './log-query.ts';
 import { LogGuardrails } from './log-guardrails.tsx';
+import { loggedChatRequest } from './playground-log.ts';
 import type { ApiKey, LogDetail, LogItem } from '../types.ts';
 
 /** Admins read every account's calls; members their own, through the same filters. */
@@ -27,15 +31,10 @@ export function LogsPage() {
   const [draft, setDraft] = useState<Filters>(filters);
   // Back and Forward change the query under the form: show the filters in force.
   useEffect(() => setDraft(filters), [filters]);
-  const keys = useLoad(() => api.get<List<ApiKey>>('/v1/api-keys'), []);
   const logs = useLoad(
     () =>
       api.get<List<LogItem> & { meta: { total: number; page: number; page_size: number; total_pages: number } }>(logsPath(isAdmin), {
-        start_time: isoOf(filters.start_time),
-        end_time: isoOf(filters.end_time),
-        api_key_id: filters.api_key_id,
-        model: filters.model.trim(),
-        status: filters.status,
+        ...apiQuery(filters),
         page,
         page_size: filters.page_size,
       }),
@@ -47,46 +46,20 @@ export function LogsPage() {
     if (url === `${window.location.pathname}${window.location.search}`) logs.reload();
     else navigate(url);
   };
-  const set = (name: keyof Filters) => (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value });
   const meta = logs.data?.meta;
 
   return (
     <>
-      <form
-        class="filters"
-        aria-label="Log filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          show(draft, 1);
+      <LogFilters
+        draft={draft}
+        onChange={setDraft}
+        onApply={() => show(draft, 1)}
+        onClear={() => {
+          setDraft(EMPTY);
+          show(EMPTY, 1);
         }}
-      >
-        <Field label="From" type="datetime-local" value={draft.start_time} onInput={set('start_time')} />
-        <Field label="To" type="datetime-local" value={draft.end_time} onInput={set('end_time')} />
-        <SelectField
-          label="API key"
-          value={draft.api_key_id}
-          onChange={set('api_key_id')}
-          options={[['', 'Any key'], ...(keys.data?.data ?? []).map((k): [string, string] => [k.id, `${k.name} (${k.id})`])]}
-        />
-        <Field label="Model" value={draft.model} onInput={set('model')} placeholder="any" />
-        <SelectField label="Status" value={draft.status} onChange={set('status')} options={[['', 'Any'], ['success', 'Success'], ['error', 'Error']]} />
-        <SelectField label="Per page" value={draft.page_size} onChange={set('page_size')} options={['10', '20', '50', '100'].map((n): [string, string] => [n, n])} />
-        <div class="actions">
-          <button type="submit" class="primary">
-            Apply filters
-          </button>
-          <button
-            type="button"
-            class="ghost"
-            onClick={() => {
-              setDraft(EMPTY);
-              show(EMPTY, 1);
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+      />
+      <LogExport filters={filters} />
       {logs.error && <Alert kind="error">{logs.error.message}</Alert>}
       {!logs.data ? (
         !logs.error && <Loading />
@@ -104,8 +77,10 @@ export function LogsPage() {
                     <th scope="col">Time</th>
                     <th scope="col">Status</th>
                     <th scope="col">Model</th>
+                    <th scope="col">Error</th>
                     <th scope="col">Key</th>
                     <th scope="col">Tokens in / out</th>
+                    <th scope="col">Cost</th>
                     <th scope="col">Latency</th>
                     <th scope="col">IP</th>
                   </tr>
@@ -119,11 +94,16 @@ export function LogsPage() {
                       <td>
                         <span class={`pill pill-${log.status}`}>{log.status}</span>
                       </td>
-                      <td>{log.model}</td>
+                      <td>
+                        {log.model}
+                        {log.provider ? <span class="muted small"> via {log.provider}</span> : null}
+                      </td>
+                      <td class="mono">{log.error_code ?? '—'}</td>
                       <td>{log.api_key_name ?? log.api_key_id ?? '—'}</td>
                       <td>
                         {formatInt(log.request_tokens)} / {formatInt(log.response_tokens)}
                       </td>
+                      <td>{log.cost ? formatMoney(Number(log.cost.total), log.cost.currency) : '—'}</td>
                       <td>{formatMs(log.latency)}</td>
                       <td class="mono">{log.ip}</td>
                     </tr>
@@ -162,15 +142,28 @@ export function LogDetailPage(props: { id: string }) {
   // The list's filters ride along in the query string: the way back shows the same list.
   const { search } = useLocation();
   const log = useLoad(() => api.get<LogDetail>(`${logsPath(isAdmin)}/${encodeURIComponent(props.id)}`), [props.id]);
+  const [code, setCode] = useState(false);
   if (log.error) return <Alert kind="error">{log.error.message}</Alert>;
   if (!log.data) return <Loading />;
   const entry = log.data;
   const cost = entry.cost;
+  const chat = loggedChatRequest(entry);
   return (
     <>
       <p>
         <Link href={`/console/logs${search}`}>{search ? '← Back to the filtered logs' : '← All logs'}</Link>
       </p>
+      {chat && (
+        <div class="actions detail-actions">
+          <Link class="button" href={`/console/playground?log=${encodeURIComponent(entry.id)}`}>
+            Open in the playground
+          </Link>
+          <button type="button" onClick={() => setCode(true)}>
+            Copy as curl
+          </button>
+        </div>
+      )}
+      {code && chat && <CodeDialog body={chat} onClose={() => setCode(false)} />}
       <dl class="facts">
         <dt>Id</dt>
         <dd class="mono">{entry.id}</dd>

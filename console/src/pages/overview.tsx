@@ -10,6 +10,7 @@ import { dayIn, daysBefore, formatCompact, formatDateTime, formatDuration, forma
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
 import { logsPath } from './logs.tsx';
+import { Breakdown } from './overview-breakdown.tsx';
 import { Export } from './overview-export.tsx';
 import type { CostResult, Health, ModelsResult, Settings, SystemStatus, UsageResult } from '../types.ts';
 
@@ -269,6 +270,7 @@ export function OverviewPage() {
       ) : (
         !rangeFigures.error && <Loading />
       )}
+      <Breakdown start={current.start} end={current.end} />
       <Export start={current.start} end={current.end} />
     </>
   );

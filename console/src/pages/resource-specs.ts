@@ -2,7 +2,7 @@
  * The admin resources (providers, models, groups, users) as data: their API path, the form's
  * fields and the table's columns. One generic page (resources.tsx) renders them all.
  */
-export type FieldKind = 'text' | 'number' | 'list' | 'select' | 'secret';
+export type FieldKind = 'text' | 'number' | 'list' | 'select' | 'secret' | 'headers' | 'deployments' | 'bool';
 
 export interface FieldSpec {
   name: string;
@@ -25,6 +25,20 @@ export interface ResourceSpec {
 
 const STATUS: FieldSpec = { name: 'status', label: 'Status', kind: 'select', options: ['active', 'inactive'] };
 
+/** Timeouts in ms, each overriding the gateway's (empty: the gateway's, or the provider's for a model). */
+const TIMEOUTS: FieldSpec[] = [
+  { name: 'timeouts.connect', label: 'Connect timeout (ms)', kind: 'number', hint: 'Empty: inherited.' },
+  { name: 'timeouts.first_token', label: 'First token timeout (ms)', kind: 'number', hint: 'Until the answer begins.' },
+  { name: 'timeouts.idle', label: 'Idle timeout (ms)', kind: 'number', hint: 'Longest pause inside a stream.' },
+  { name: 'timeouts.total', label: 'Total timeout (ms)', kind: 'number', hint: 'The whole call.' },
+];
+
+/** Stream resume: whether the upstream continues a partial answer, and how it is asked. */
+const PREFIX: FieldSpec[] = [
+  { name: 'accepts_prefix', label: 'Continues a cut answer', kind: 'bool', hint: 'Default' },
+  { name: 'prefix_style', label: 'Prefix style', kind: 'select', options: ['', 'trailing_assistant', 'continue_final_message', 'prefix'] },
+];
+
 export const RESOURCES: Record<string, ResourceSpec> = {
   providers: {
     path: '/v1/admin/providers',
@@ -38,6 +52,14 @@ export const RESOURCES: Record<string, ResourceSpec> = {
       { name: 'models', label: 'Models', kind: 'list', hint: 'Comma-separated upstream model names.' },
       { name: 'quota_limit', label: 'Quota (tokens)', kind: 'number', hint: '0 means unlimited.' },
       STATUS,
+      ...TIMEOUTS,
+      {
+        name: 'headers',
+        label: 'Extra headers',
+        kind: 'headers',
+        hint: 'One "Name: value" per line, sent upstream. Values are shown masked; a masked value sent back keeps the stored one.',
+      },
+      ...PREFIX,
     ],
     columns: [
       { label: 'Name', field: 'name' },
@@ -67,6 +89,15 @@ export const RESOURCES: Record<string, ResourceSpec> = {
         hint: 'Comma-separated model ids or provider/model, tried in order when this model fails and the request names no fallbacks.',
       },
       STATUS,
+      { name: 'weight', label: 'Weight of the provider', kind: 'number', hint: 'Share of calls for the provider above among the deployments (default 1).' },
+      {
+        name: 'deployments',
+        label: 'More deployments',
+        kind: 'deployments',
+        hint: 'Comma-separated provider[:upstream model]=weight, e.g. backup:gpt-4o=1, sharing the calls by weight.',
+      },
+      ...TIMEOUTS,
+      ...PREFIX,
     ],
     columns: [
       { label: 'Id', field: 'id' },

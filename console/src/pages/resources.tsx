@@ -5,44 +5,28 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api.ts';
-import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField } from '../components/ui.tsx';
+import type { ComponentChildren } from 'preact';
+import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField, type RowAction } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
+import { TextAreaField } from '../components/textarea.tsx';
 import { RESOURCES, type FieldSpec, type ResourceSpec } from './resource-specs.ts';
+import { changedBody, createBody, textOf, valueAt } from './resource-values.ts';
 
-type Item = Record<string, unknown> & { id: string };
-
-const textOf = (field: FieldSpec, value: unknown) =>
-  value == null || field.kind === 'secret' ? '' : Array.isArray(value) ? value.join(', ') : String(value);
-
-/** The JSON value of a form field, or undefined to leave it out. */
-function valueOf(field: FieldSpec, text: string): unknown {
-  const trimmed = text.trim();
-  if (field.kind === 'list') return trimmed ? trimmed.split(',').map((s) => s.trim()).filter(Boolean) : [];
-  if (trimmed === '') return undefined;
-  // Not a number stays text, so the API says what is wrong with it (beside the field).
-  if (field.kind === 'number') return Number.isNaN(Number(trimmed)) ? trimmed : Number(trimmed);
-  return field.kind === 'secret' ? text : trimmed;
-}
+export type Item = Record<string, unknown> & { id: string };
 
 function ItemForm(props: { spec: ResourceSpec; item?: Item; onSaved(item: Item): void; onCancel(): void }) {
   const { spec, item } = props;
   const fields = spec.fields.filter((f) => !(item && f.createOnly));
-  const initial = Object.fromEntries(fields.map((f) => [f.name, textOf(f, item?.[f.name]) || (f.kind === 'select' && !item ? f.options![0]! : '')]));
+  const initial = Object.fromEntries(fields.map((f) => [f.name, textOf(f, valueAt(item, f.name)) || (f.kind === 'select' && !item ? f.options![0]! : '')]));
   const [values, setValues] = useState<Record<string, string>>(initial);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body: Record<string, unknown> = {};
-    for (const field of fields) {
-      // On edit only what changed is sent (the API's PUT is partial).
-      if (item && values[field.name] === initial[field.name]) continue;
-      const value = valueOf(field, values[field.name] ?? '');
-      if (value !== undefined) body[field.name] = value;
-      else if (item && field.kind !== 'secret') body[field.name] = null;
-    }
+    // On edit only what changed is sent (the API's PUT is partial).
+    const body = item ? changedBody(fields, initial, values, item) : createBody(fields, values);
     setBusy(true);
     setError(null);
     try {
@@ -62,7 +46,14 @@ function ItemForm(props: { spec: ResourceSpec; item?: Item; onSaved(item: Item):
           const common = { label: field.label, error: errorFor(field.name, error), value: values[field.name] ?? '' };
           const update = (e: Event) => setValues({ ...values, [field.name]: (e.currentTarget as HTMLInputElement).value });
           if (field.kind === 'select') {
-            return <SelectField key={field.name} {...common} onChange={update} options={field.options!.map((o): [string, string] => [o, o])} />;
+            return <SelectField key={field.name} {...common} onChange={update} options={field.options!.map((o): [string, string] => [o, o || 'Default'])} />;
+          }
+          if (field.kind === 'bool') {
+            const options: Array<[string, string]> = [['', field.hint ?? 'Default'], ['true', 'Yes'], ['false', 'No']];
+            return <SelectField key={field.name} {...common} onChange={update} options={options} />;
+          }
+          if (field.kind === 'headers') {
+            return <TextAreaField key={field.name} {...common} hint={field.hint} rows={3} onInput={update} />;
           }
           return (
             <Field
@@ -107,7 +98,13 @@ function Cell(props: { item: Item; column: ResourceSpec['columns'][number] }) {
   }
 }
 
-export function ResourcePage(props: { kind: string }) {
+/** What a page built on this one adds: columns after the spec's, actions before Edit and Delete. */
+export interface ResourceExtras {
+  columns?: Array<{ label: string; cell(item: Item): ComponentChildren }>;
+  actions?(item: Item): RowAction[];
+}
+
+export function ResourcePage(props: { kind: string; extras?: ResourceExtras }) {
   const spec = RESOURCES[props.kind]!;
   const { readOnly } = useSession();
   const items = useLoad(() => api.get<List<Item>>(spec.path), [spec.path]);
@@ -160,6 +157,11 @@ export function ResourcePage(props: { kind: string }) {
                     {c.label}
                   </th>
                 ))}
+                {props.extras?.columns?.map((c) => (
+                  <th scope="col" key={c.label}>
+                    {c.label}
+                  </th>
+                ))}
                 <th scope="col" class="actions-cell">
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -179,10 +181,12 @@ export function ResourcePage(props: { kind: string }) {
                       </td>
                     ),
                   )}
+                  {props.extras?.columns?.map((c) => <td key={c.label}>{c.cell(item)}</td>)}
                   <RowActions
                     target={item.id}
                     disabled={!!readOnly}
                     actions={[
+                      ...(props.extras?.actions?.(item) ?? []),
                       { label: 'Edit', run: () => setEditing(item) },
                       ...(props.kind === 'users' ? [{ label: 'Reset 2FA', run: () => resetTwoFactor(item), always: true }] : []),
                       { label: 'Delete', run: () => remove(item), danger: true },

@@ -126,14 +126,14 @@ export function userView(a: AccountConfig) {
 export async function keyView(k: KeyConfig, runtime: Runtime, fullKey?: string) {
   const budget = keyBudget(k, await accountTimeZone(runtime, k.account), Date.now());
   const [requests, tokens, used] = await runtime.store.getCounters([...keyUsageKeys(k.id), budget.counter.key]);
-  const { quota_limit, quota_period } = k.permissions;
+  const { quota_limit, quota_period, expires_at } = k.permissions;
   return {
     id: k.id,
     object: 'api_key',
     name: k.name,
     key: fullKey ?? maskedKey(k),
     status: k.status,
-    permissions: { models: k.permissions.models, rate_limit: k.permissions.rate_limit, quota_limit, ...(quota_period ? { quota_period } : {}) },
+    permissions: { models: k.permissions.models, rate_limit: k.permissions.rate_limit, quota_limit, ...(quota_period ? { quota_period } : {}), ...(expires_at ? { expires_at } : {}) },
     // The scopes the key is held to (those of the OAuth token that created it); null: not scope-limited.
     scopes: k.scopes ?? null,
     usage: { total_requests: requests ?? 0, total_tokens: tokens ?? 0 },

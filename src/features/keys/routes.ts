@@ -56,7 +56,9 @@ function findKey(ctx: ApiContext, id: string): KeyConfig {
   return key;
 }
 
-const isRestricted = ({ permissions }: KeyConfig) => permissions.models.length > 0 || permissions.rate_limit > 0 || permissions.quota_limit > 0;
+/** An expiry restricts too: a key must not outlive it by minting a key or lifting its own. */
+const isRestricted = ({ permissions }: KeyConfig) =>
+  permissions.models.length > 0 || permissions.rate_limit > 0 || permissions.quota_limit > 0 || permissions.expires_at !== undefined;
 
 /** Throws 403 when the caller is a restricted key acting beyond itself (see the file's comment). */
 function assertWithinCallerKey(ctx: ApiContext, target?: { id: string; permissions?: boolean }): void {
@@ -64,7 +66,7 @@ function assertWithinCallerKey(ctx: ApiContext, target?: { id: string; permissio
   if (!own || !isRestricted(own)) return;
   if (target && target.id === own.id && !target.permissions) return;
   throw forbidden(
-    'This API key is restricted (models, rate limit or quota): it may rotate, rename or delete itself, but not create keys, change permissions or manage other keys. Use an unrestricted key of the account, the console or an OAuth token.',
+    'This API key is restricted (models, rate limit, quota or expiry): it may rotate, rename or delete itself, but not create keys, change permissions or manage other keys. Use an unrestricted key of the account, the console or an OAuth token.',
     'key_restricted',
   );
 }

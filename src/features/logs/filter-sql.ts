@@ -30,6 +30,9 @@ export function logWhere(filter: LogFilter, ph: Placeholder): WhereClause {
   if (filter.model !== undefined) add('model = ?', filter.model);
   if (filter.status !== undefined) add('status = ?', filter.status);
   if (filter.account_id !== undefined) add('account_id = ?', filter.account_id);
+  if (filter.provider !== undefined) add('provider_id = ?', filter.provider);
+  if (filter.error_code !== undefined) add('error_code = ?', filter.error_code);
+  if (filter.endpoint !== undefined) add('endpoint = ?', filter.endpoint);
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 

@@ -45,4 +45,17 @@ describe('log list query', () => {
       expect(refusal(query).status).toBe(400);
     }
   });
+
+  it('reads the additive filters: account, provider, error code and endpoint', () => {
+    expect(parse('account_id=a1&provider=p1&error_code=upstream_timeout&endpoint=generate_content').filter).toEqual({
+      account_id: 'a1',
+      provider: 'p1',
+      error_code: 'upstream_timeout',
+      endpoint: 'generate_content',
+    });
+  });
+
+  it('refuses an endpoint it does not know, naming the parameter', () => {
+    expect(refusal('endpoint=completions')).toMatchObject({ status: 400, param: 'endpoint' });
+  });
 });

@@ -5,7 +5,7 @@
  * page_size above 100, a page below 1 or a time that is not ISO 8601 is 400 naming the parameter.
  */
 import type { LogStore } from './types.ts';
-import type { LogFilter } from './types.ts';
+import { LOG_ENDPOINTS, type LogEndpoint, type LogFilter } from './types.ts';
 import { invalidValue, notFound } from '../../kernel/errors.ts';
 import { defineRoutes } from '../../http/route.ts';
 import { isValidDate } from '../../kernel/time.ts';
@@ -59,6 +59,15 @@ export function parseLogQuery(query: URLSearchParams): { filter: LogFilter; page
   }
   if (query.get('api_key_id')) filter.api_key_id = query.get('api_key_id')!;
   if (query.get('model')) filter.model = query.get('model')!;
+  // Additive filters (not in spec 4.5); on /v1/logs the caller's own account overrides account_id.
+  if (query.get('account_id')) filter.account_id = query.get('account_id')!;
+  if (query.get('provider')) filter.provider = query.get('provider')!;
+  if (query.get('error_code')) filter.error_code = query.get('error_code')!;
+  const endpoint = query.get('endpoint');
+  if (endpoint) {
+    if (!LOG_ENDPOINTS.has(endpoint)) throw invalidValue(`endpoint must be one of ${[...LOG_ENDPOINTS].join(', ')}.`, 'endpoint');
+    filter.endpoint = endpoint as LogEndpoint;
+  }
   const page = integer(query, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
   const pageSize = integer(query, 'page_size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   return { filter, page, pageSize };

@@ -18,7 +18,8 @@ export const LOG_COLUMNS = [
 
 /** Columns of the list query (kept narrow: bodies are never read for lists). */
 export const LIST_COLUMNS =
-  'id, api_key_id, api_key_name, model, request_tokens, response_tokens, status, latency_ms, ip, created_at';
+  'id, api_key_id, api_key_name, model, request_tokens, response_tokens, status, latency_ms, ip, created_at, ' +
+  'account_id, group_id, provider_id, endpoint, error_code, ttft_ms, input_cost, output_cost, currency, billed';
 
 /**
  * Coerces a record to what the schema accepts, so one odd value (a float token count, a
@@ -92,8 +93,10 @@ export function bucketOf(ms: number): number {
   return Math.floor(ms / BUCKET_MS) * BUCKET_MS;
 }
 
-/** A database row (either store) as a spec 2.5 list item. */
+/** A database row (either store) as a spec 2.5 list item, plus our additive fields. */
 export function toListItem(row: Record<string, unknown>): LogListItem {
+  const input = String(row.input_cost);
+  const output = String(row.output_cost);
   return {
     id: String(row.id),
     api_key_id: String(row.api_key_id),
@@ -105,6 +108,19 @@ export function toListItem(row: Record<string, unknown>): LogListItem {
     latency: Math.round(Number(row.latency_ms)),
     ip: String(row.ip),
     created_at: new Date(Number(row.created_at)).toISOString(),
+    account_id: String(row.account_id),
+    group_id: (row.group_id as string | null) ?? null,
+    provider: (row.provider_id as string | null) ?? null,
+    endpoint: logEndpoint(row.endpoint),
+    error_code: (row.error_code as string | null) ?? null,
+    ttft_ms: row.ttft_ms == null ? null : Number(row.ttft_ms),
+    billed: Boolean(row.billed),
+    cost: {
+      input: decimalToNumber(input, 12),
+      output: decimalToNumber(output, 12),
+      total: decimalToNumber(addDecimal(input, output), 12),
+      currency: String(row.currency),
+    },
   };
 }
 

@@ -41,7 +41,23 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       expect(items[0]).toEqual({
         id: 'log_D', api_key_id: 'k3', api_key_name: 'Key three', model: 'm2', request_tokens: 7,
         response_tokens: 3, status: 'success', latency: 50, ip: '127.0.0.1', created_at: '2024-03-31T20:00:00.000Z',
+        account_id: 'a2', group_id: null, provider: 'p1', endpoint: 'chat', error_code: null, ttft_ms: null, billed: true,
+        cost: { input: 0.3, output: 0.4, total: 0.7, currency: 'CNY' },
       });
+    });
+
+    it('filters by provider, error code and endpoint', async () => {
+      await store.insertBatch([
+        makeRecord({ id: 'log_P', created_at: Date.parse('2024-04-02T00:00:00Z'), provider_id: 'p2', endpoint: 'embeddings' }),
+        makeRecord({ id: 'log_Q', created_at: Date.parse('2024-04-01T00:00:00Z'), provider_id: 'p2', endpoint: 'messages', status: 'error', error_code: 'upstream_timeout' }),
+      ]);
+      const ids = async (f: Parameters<LogStore['list']>[0]) => (await store.list(f, 1, 100)).items.map((i) => i.id);
+      expect(await ids({ provider: 'p2' })).toEqual(['log_P', 'log_Q']);
+      expect(await ids({ error_code: 'upstream_timeout' })).toEqual(['log_Q']);
+      expect(await ids({ error_code: 'upstream_unavailable' })).toEqual(['log_E']);
+      expect(await ids({ endpoint: 'embeddings' })).toEqual(['log_P']);
+      expect(await ids({ endpoint: 'chat', provider: 'p2' })).toEqual([]);
+      expect((await store.list({ error_code: 'upstream_timeout' }, 1, 1)).items[0]).toMatchObject({ provider: 'p2', endpoint: 'messages', error_code: 'upstream_timeout' });
     });
 
     it('filters by each field and by an inclusive time window', async () => {

@@ -33,7 +33,7 @@ export interface LogGuardrail {
 /** The inference interface a call came in through. */
 export type LogEndpoint = 'chat' | 'responses' | 'embeddings' | 'messages' | 'generate_content';
 
-const LOG_ENDPOINTS: ReadonlySet<string> = new Set<LogEndpoint>(['chat', 'responses', 'embeddings', 'messages', 'generate_content']);
+export const LOG_ENDPOINTS: ReadonlySet<string> = new Set<LogEndpoint>(['chat', 'responses', 'embeddings', 'messages', 'generate_content']);
 
 /** A stored or received endpoint name as one of ours (old rows and unknown values count as chat). */
 export const logEndpoint = (value: unknown): LogEndpoint => (typeof value === 'string' && LOG_ENDPOINTS.has(value) ? (value as LogEndpoint) : 'chat');
@@ -99,6 +99,10 @@ export interface LogFilter {
   model?: string;
   status?: 'success' | 'error';
   account_id?: string;
+  /** The provider that served (or last failed) the call. */
+  provider?: string;
+  error_code?: string;
+  endpoint?: LogEndpoint;
 }
 
 /** A log list item (spec 2.5). */
@@ -114,6 +118,15 @@ export interface LogListItem {
   ip: string;
   /** ISO 8601 UTC. */
   created_at: string;
+  // Additive fields (not in spec 2.5), so that a list answers who, where and how much without a detail read.
+  account_id: string;
+  group_id: string | null;
+  provider: string | null;
+  endpoint: LogEndpoint;
+  error_code: string | null;
+  ttft_ms: number | null;
+  billed: boolean;
+  cost: { input: number; output: number; total: number; currency: string };
 }
 
 /** A single log (spec 2.5 detail record) plus our extras. */

@@ -8,6 +8,7 @@ import { loadSettings } from '../../auth/account-policy.ts';
 import { costCurrency } from '../../config/currency.ts';
 import { invalidValue } from '../../kernel/errors.ts';
 import { isAdmin } from '../../pipeline/principal.ts';
+import { breakdownStats, parseDimension } from './breakdown.ts';
 import { costStats, exportStatistics, modelStats, parseStatsQuery, usageStats } from './queries.ts';
 import type { ExportType, StatsQuery } from './queries.ts';
 import type { LogStore } from '../logs/types.ts';
@@ -49,6 +50,16 @@ export const statisticsRoutes = (store: LogStore) =>
     access: 'key',
     async handler(ctx) {
       return modelStats(store, await statsQuery(ctx));
+    },
+  },
+  {
+    // Additive (not in spec 4.7): per model, provider, key, account or group, with latency percentiles.
+    method: 'GET',
+    path: '/v1/statistics/breakdown',
+    access: 'key',
+    async handler(ctx) {
+      const by = parseDimension(ctx.query.get('by'));
+      return breakdownStats(store, await statsQuery(ctx), by);
     },
   },
   {
