@@ -16,10 +16,10 @@ import { navigate, useLocation } from '../router.ts';
 import { useSession } from '../session.ts';
 import { LogExport } from './log-export-button.tsx';
 import { LogFilters } from './log-filters.tsx';
-import { apiQuery, EMPTY, fromQuery, isoOf, listUrl, type Filters } from './log-query.ts';
+import { apiQuery, EMPTY, fromQuery, listUrl, type Filters } from './log-query.ts';
 import { LogGuardrails } from './log-guardrails.tsx';
 import { loggedChatRequest } from './playground-log.ts';
-import type { ApiKey, LogDetail, LogItem } from '../types.ts';
+import type { LogDetail, LogItem } from '../types.ts';
 
 /** Admins read every account's calls; members their own, through the same filters. */
 export const logsPath = (isAdmin: boolean) => (isAdmin ? '/v1/admin/logs' : '/v1/logs');
