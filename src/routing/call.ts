@@ -209,7 +209,7 @@ function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): 
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const built = buildFor(input, false);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer, trace);
@@ -238,7 +238,7 @@ export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsRes
   const request = input.request as unknown as EmbeddingsRequest;
   const built = wire.buildRequest(request, input.target); // a refusal is no upstream failure (see buildFor)
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer, trace);
@@ -264,7 +264,7 @@ const hasContent = (chunk: ChatChunk) =>
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const built = buildFor(input, true);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   const adapted = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   // Only for a native request: chat clients pay nothing per event.
   const translator = nativeFor(input.request, input.adapter.type) ? keepNativeEvents(adapted) : adapted;

@@ -118,7 +118,7 @@ export async function raceWithHedge<T>(ctx: GatewayContext, input: RaceInput<T>)
     entry.cancel.cancel();
     const elapsed = now() - entry.started;
     const { target, kind } = entry.leg;
-    recordCancelled(ctx, target, elapsed, kind);
+    recordCancelled(ctx, target, elapsed, kind, entry.cancel);
     // Its time to first token was at least this: a deployment that keeps losing must look slow.
     latencyBook(ctx.runtime).of(deploymentOf(target.provider.id, target.upstreamModel)).ring(input.stream).push(elapsed);
     // The upstream has read the prompt; what it generated before the abort is not known.

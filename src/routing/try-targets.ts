@@ -192,7 +192,7 @@ async function callTarget<T>(
       // Decided against while its answer came: the race's winner is recorded, not this one.
       if (cancel?.cancelled) return { cancelled: true, value };
       if (stats && firstTokenMs >= 0) stats.ring(stream!).push(firstTokenMs);
-      recordAttempt(ctx, target, now() - started, 200, null, retry > 0 ? 'retry' : kind);
+      recordAttempt(ctx, target, now() - started, 200, null, retry > 0 ? 'retry' : kind, signal);
       await breaker.success(deployment, before);
       return { value, kind: retry > 0 ? 'retry' : kind };
     } catch (error) {
@@ -201,12 +201,12 @@ async function callTarget<T>(
         // The adapter refused before any call (a parameter this wire format cannot carry): not an
         // upstream fault, so no retry and no breaker count; the log shows the target passed over.
         // The one such error that follows a call made is the drain deadline's.
-        if (error.code === SHUTTING_DOWN) recordAttempt(ctx, target, 0, 0, error.code, kind);
+        if (error.code === SHUTTING_DOWN) recordAttempt(ctx, target, 0, 0, error.code, kind, signal);
         else recordPassedOver(ctx, target, error.code, kind);
         return { refused: error };
       }
       if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict
-      recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind);
+      recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind, signal);
       cancel?.calling(false);
       if (error.upstreamFault) {
         await breaker.failure(deployment);
