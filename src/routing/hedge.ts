@@ -1,5 +1,5 @@
 /**
- * Hedged first tokens: when a target's first token (a JSON answer's first byte) has not come by
+ * Hedged first tokens: when a target's first token (a JSON answer: its whole body) has not come by
  * its hedge point (hedge-point.ts), the next target that may be called is started beside it. The
  * first of the two to send a token wins; the other is cancelled upstream at once (its connection
  * aborted), recorded in the log as `hedge_cancelled`, never counted as an upstream failure nor by
@@ -176,7 +176,7 @@ export async function raceWithHedge<T>(ctx: GatewayContext, input: RaceInput<T>)
     clearTimeout(timer);
   }
   if (early !== 'hedge') return finish([early], false);
-  // The first token came (a JSON answer's headers) or the client left: nothing to hedge.
+  // The first token came (a stream opened, a JSON answer read whole) or the client left: nothing to hedge.
   if (decided || ctx.signal.aborted) return finish([await first.promise], false);
   const leg = await input.nextLeg('hedged');
   if (!leg) return finish([await first.promise], false);

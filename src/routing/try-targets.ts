@@ -177,8 +177,9 @@ async function callTarget<T>(
     const input = inputFor(ctx.runtime, ctx, target, options.request, signal);
     let firstTokenMs = -1;
     if (stats) {
-      // Streams only: a JSON answer's first byte comes after its whole generation, which a long
-      // answer may take far past the usual; its deadline stays the configured one.
+      // Streams only: a JSON answer comes after its whole generation, which a long answer may
+      // take far past the usual; its deadline stays the configured one (its hedge point learns
+      // from the time to its whole answer: call.ts reports that as its first token).
       if (stream) input.timeouts = timeoutsFor(ctx.snapshot.config, target, { stats, stream });
       input.onFirstToken = () => {
         firstTokenMs = now() - started;
