@@ -19,6 +19,9 @@ import type { Leg, LegResult, Success } from './try-targets.ts';
 /** Why a hedged call was aborted (one frozen reason: no Error and stack per cancel). */
 const HEDGE_LOST = Object.freeze(Object.assign(new Error('another target answered first'), { name: 'AbortError' }));
 
+/** The `calling` of a call whose wait is not timed (the hedge itself): one shared no-op, not one per call. */
+const NOT_TIMED = () => {};
+
 /**
  * The signal of one call in a hedged race: the client's abort, or the gateway's cancel when the
  * race went to the other call (`cancelled` tells them apart). The call reports its first token
@@ -40,7 +43,7 @@ export class Cancel implements ClientSignal {
      * Told when a call to the target starts (true) and ends (false): the hedge point counts the
      * wait for a first token, not a pause before a retry (a short Retry-After is waited out).
      */
-    readonly calling: (inFlight: boolean) => void = () => {},
+    readonly calling: (inFlight: boolean) => void = NOT_TIMED,
   ) {
     if (client.aborted) this.fire(client.reason);
     else client.addEventListener('abort', this.onClientAbort, { once: true });

@@ -18,6 +18,7 @@ import type { Attempt } from '../pipeline/outcome.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import type { Runtime } from '../pipeline/runtime.ts';
+import type { Timeouts } from '../config/types.ts';
 import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
 import { recordAttempt, recordPassedOver } from './attempts.ts';
@@ -70,15 +71,24 @@ export function breakerFor(ctx: GatewayContext): Breaker {
   return createBreaker(ctx.runtime.store, ctx.snapshot.config.routing.breaker);
 }
 
-export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, request: ChatRequest, signal: ClientSignal = ctx.signal): AttemptInput {
+export function inputFor(
+  runtime: Runtime,
+  ctx: GatewayContext,
+  target: Target,
+  request: ChatRequest,
+  signal: ClientSignal = ctx.signal,
+  timeouts: Timeouts = timeoutsFor(ctx.snapshot.config, target),
+): AttemptInput {
   return {
     request,
     target,
     adapter: runtime.adapters.get(target.provider),
     transport: runtime.transport,
-    timeouts: timeoutsFor(ctx.snapshot.config, target),
+    timeouts,
     signal,
     trace: ctx.trace,
+    // Declared here, set by callTarget for chat calls: one object shape for every attempt.
+    onFirstToken: undefined,
   };
 }
 
@@ -174,13 +184,13 @@ async function callTarget<T>(
   let before = leg.check;
   for (let retry = 0; ; retry++) {
     const started = now();
-    const input = inputFor(ctx.runtime, ctx, target, options.request, signal);
+    // The learned deadline for streams only: a JSON answer comes after its whole generation,
+    // which a long answer may take far past the usual; its deadline stays the configured one (its
+    // hedge point learns from the time to its whole answer: call.ts reports that as its first token).
+    const learned = stats && stream ? timeoutsFor(ctx.snapshot.config, target, { stats, stream }) : undefined;
+    const input = inputFor(ctx.runtime, ctx, target, options.request, signal, learned);
     let firstTokenMs = -1;
     if (stats) {
-      // Streams only: a JSON answer comes after its whole generation, which a long answer may
-      // take far past the usual; its deadline stays the configured one (its hedge point learns
-      // from the time to its whole answer: call.ts reports that as its first token).
-      if (stream) input.timeouts = timeoutsFor(ctx.snapshot.config, target, { stats, stream });
       input.onFirstToken = () => {
         firstTokenMs = now() - started;
         cancel?.firstToken();
