@@ -20,6 +20,7 @@ export interface ReceivedSpan {
   endMs: number;
   attributes: Record<string, unknown>;
   status: { code?: number; message?: string };
+  events: { name: string; attributes: Record<string, unknown> }[];
   resource: Record<string, unknown>;
 }
 
@@ -70,6 +71,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             endMs: Number(BigInt(span.endTimeUnixNano) / 1_000_000n),
             attributes: attributesOf(span.attributes),
             status: span.status ?? {},
+            events: (span.events ?? []).map((event: { name: string; attributes?: KeyValue[] }) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
             resource,
           });
         }

@@ -4,6 +4,10 @@
  * continuing the client's trace context, and a CLIENT span per upstream call, from its sending to
  * the end of its answer: for a stream, its last chunk, a break or the client leaving. A target the
  * gateway passed over without calling it is an event on the request's span, not a call.
+ *
+ * Calls can be in flight at once (a hedged race): each is known by the signal it was sent with, so
+ * each span gets its own result; the loser's ends as cancelled, and the request's span reports
+ * the call that served.
  */
 import type * as Api from '@opentelemetry/api';
 import type { GatewayContext } from '../pipeline/context.ts';
@@ -17,6 +21,10 @@ import type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './tracing.t
 
 type Attributes = Record<string, string | number | boolean | string[] | undefined | null>;
 type Usage = { prompt_tokens?: number; completion_tokens?: number };
+
+/** `gateway.attempt.reason` of a hedge: the call before it had not sent its first token in time. */
+const HEDGE_REASON = 'first_token_late';
+const HEDGE_CANCELLED_MESSAGE = 'another target answered first: cancelled upstream as the loser of a hedged race';
 
 /** The path of each inference interface with a fixed one, for `url.path`. */
 const PATHS: Partial<Record<GatewayContext['endpoint'], string>> = {
@@ -75,20 +83,24 @@ class UpstreamCall implements AttemptTrace {
   /** The model the upstream names in its answer. */
   reportedModel: string | undefined;
 
+  /** Its span has ended: what the call still reports (a hedge loser's late answer) is not its result. */
+  ended = false;
+
   constructor(
     readonly span: Api.Span,
     private readonly owner: OtelTracing,
   ) {}
 
   answered(body: unknown): void {
-    this.owner.guard(undefined, () => this.noteModel(body));
+    if (!this.ended) this.owner.guard(undefined, () => this.noteModel(body));
   }
 
   used(usage: Usage | undefined): void {
-    this.owner.guard(undefined, () => this.span.setAttributes(usageAttributes(usage)));
+    if (!this.ended) this.owner.guard(undefined, () => this.span.setAttributes(usageAttributes(usage)));
   }
 
   firstEvent(data: string): void {
+    if (this.ended) return;
     this.owner.guard(undefined, () => {
       try {
         this.noteModel(JSON.parse(data));
@@ -96,6 +108,11 @@ class UpstreamCall implements AttemptTrace {
         // not JSON (a keep-alive comment): no model to read
       }
     });
+  }
+
+  end(): void {
+    this.ended = true;
+    this.span.end();
   }
 
   streams(): void {
@@ -120,8 +137,8 @@ class OtelRequestTrace implements RequestTrace {
   private readonly operation: string;
   /** The upstream calls' operation: a model call is a chat (an embeddings one for embeddings), whatever the client's interface. */
   private readonly callOperation: string;
-  /** The call begun last, until its attempt is recorded. */
-  private call: UpstreamCall | null = null;
+  /** The calls begun and not recorded yet, by the signal each was sent with (two during a hedge). */
+  private readonly calls = new Map<object, UpstreamCall>();
   /** The call whose stream is being relayed, until its end. */
   private relayed: UpstreamCall | null = null;
   /** The model named by the upstream that served, once one has. */
@@ -159,12 +176,12 @@ class OtelRequestTrace implements RequestTrace {
     ({ traceId: this.traceId, spanId: this.spanId } = this.span.spanContext());
   }
 
-  beginAttempt(target: Target): AttemptTrace {
-    return this.owner.guard(UNTRACED, () => this.begin(target));
+  beginAttempt(target: Target, signal: object): AttemptTrace {
+    return this.owner.guard(UNTRACED, () => this.begin(target, signal));
   }
 
-  endAttempt(attempt: Attempt): void {
-    this.owner.guard(undefined, () => this.record(attempt));
+  endAttempt(attempt: Attempt, signal?: object): void {
+    this.owner.guard(undefined, () => this.record(attempt, signal));
   }
 
   passOver(attempt: Attempt): void {
@@ -187,9 +204,9 @@ class OtelRequestTrace implements RequestTrace {
     this.owner.guard(undefined, () => this.finish(ctx));
   }
 
-  private begin(target: Target): AttemptTrace {
+  private begin(target: Target, signal: object): AttemptTrace {
     const { api, tracer, upstream } = this.owner;
-    this.call?.span.end(); // not recorded (a bug, or the client gone): closed all the same
+    this.calls.get(signal)?.end(); // not recorded (a bug, or the client gone): closed all the same
     // What is known before the call goes out, so that even a call cut short carries it.
     const span = tracer.startSpan(
       `${this.callOperation} ${target.upstreamModel}`,
@@ -198,17 +215,20 @@ class OtelRequestTrace implements RequestTrace {
     );
     const call = new UpstreamCall(span, this.owner);
     upstream.inject(api.trace.setSpan(this.context, span), call.headers, api.defaultTextMapSetter);
-    this.call = call;
+    this.calls.set(signal, call);
     return call;
   }
 
-  private record(attempt: Attempt): void {
-    // A stream's break arrives after its call was recorded a success: it ends that same span.
-    const call = this.call ?? this.relayed;
+  private record(attempt: Attempt, signal: object | undefined): void {
+    // Without a signal: a stream's break, after its call was recorded a success; it ends that same span.
+    const call = (signal === undefined ? this.relayed : this.calls.get(signal)) ?? null;
+    if (signal !== undefined) this.calls.delete(signal);
     const kind = attempt.kind ?? 'first';
+    if (attempt.cancelled) return this.cancelled(call, kind);
     // error.type as the conventions have it: the gateway's code, else the HTTP status.
     const errorType = attempt.errorCode ?? (attempt.status >= 400 ? String(attempt.status) : attempt.status === 0 ? '_OTHER' : null);
-    const reason = kind === 'first' ? undefined : this.lastError;
+    // A hedge is started because the first token is late, not because a call failed.
+    const reason = kind === 'first' ? undefined : kind === 'hedged' ? HEDGE_REASON : this.lastError;
     this.lastError = errorType;
     if (!call) return;
     // A break keeps the span's 200, which the upstream did answer, and adds what broke.
@@ -221,13 +241,24 @@ class OtelRequestTrace implements RequestTrace {
     }));
     if (errorType) call.span.setStatus({ code: this.owner.api.SpanStatusCode.ERROR, message: errorType });
     else this.servedModel = call.reportedModel;
-    if (call === this.call) this.call = null;
     if (!errorType && call.streaming) {
       this.relayed = call; // its body is still to come: the relay ends it (endStream)
       return;
     }
     if (midStream) this.relayed = null;
-    call.span.end();
+    call.end();
+  }
+
+  /**
+   * A call that lost a hedged race, aborted by the gateway: no failure of the upstream (its status
+   * stays unset), an event says why it ended. It is no reason for a later attempt either.
+   */
+  private cancelled(call: UpstreamCall | null, kind: string): void {
+    if (!call) return; // cancelled between its retries: its last call was recorded already
+    call.span.setAttributes({ 'gateway.attempt.kind': kind, 'gateway.hedge.lost': true });
+    if (kind === 'hedged') call.span.setAttribute('gateway.attempt.reason', HEDGE_REASON);
+    call.span.addEvent('gateway.hedge.cancelled', { 'gateway.reason': HEDGE_CANCELLED_MESSAGE });
+    call.end();
   }
 
   private endRelayed({ usage, aborted }: StreamEnd): void {
@@ -239,18 +270,18 @@ class OtelRequestTrace implements RequestTrace {
       'gateway.aborted': aborted || undefined,
       [sc.ATTR_ERROR_TYPE]: aborted ? 'client_closed' : undefined,
     }));
-    call.span.end();
+    call.end();
   }
 
   private finish(ctx: GatewayContext): void {
     const { api } = this.owner;
     const { outcome, principal } = ctx;
-    // A call never recorded, or a stream the client left before the relay noticed: closed all the same.
-    if (this.call) {
-      this.call.span.setAttribute(sc.ATTR_ERROR_TYPE, ctx.signal.aborted ? 'client_closed' : 'unknown');
-      this.call.span.end();
-      this.call = null;
+    // Calls never recorded, or a stream the client left before the relay noticed: closed all the same.
+    for (const call of this.calls.values()) {
+      call.span.setAttribute(sc.ATTR_ERROR_TYPE, ctx.signal.aborted ? 'client_closed' : 'unknown');
+      call.end();
     }
+    this.calls.clear();
     this.endRelayed({ aborted: outcome.aborted || ctx.signal.aborted });
     const model = ctx.body.model;
     if (model) this.span.updateName(`${this.operation} ${model}`);
@@ -276,8 +307,6 @@ class OtelRequestTrace implements RequestTrace {
       'gateway.stream': chat && ctx.body.stream === true,
       'gateway.cache': outcome.cache,
       'gateway.attempts': outcome.attempts.length,
-      // `name:stage:result` per guardrail that ran (never what it matched).
-      'gateway.guardrails': outcome.guardrails?.map((v) => `${v.guardrail}:${v.stage}:${v.result}`),
       'gateway.aborted': outcome.aborted || undefined,
       [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.status,
       [sc.ATTR_ERROR_TYPE]: outcome.error?.code ?? outcome.error?.type,

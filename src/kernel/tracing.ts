@@ -26,13 +26,17 @@ export interface RequestTrace {
   /** The ids of the request's span (hex), for the JSON log lines and the call-log row. */
   readonly traceId: string;
   readonly spanId: string;
-  /** Starts the span of an upstream call about to be sent. */
-  beginAttempt(target: Target): AttemptTrace;
   /**
-   * Records what the call begun last came to (its span ends, unless it opened a stream: that one
-   * stays open while relayed), or a break of the stream being relayed (its span ends with it).
+   * Starts the span of an upstream call about to be sent with `signal`: the call's identity, as
+   * calls may be in flight at once (a hedged race gives each its own signal).
    */
-  endAttempt(attempt: Attempt): void;
+  beginAttempt(target: Target, signal: object): AttemptTrace;
+  /**
+   * Records what the call sent with `signal` came to (its span ends, unless it opened a stream:
+   * that one stays open while relayed; a call cancelled as a hedge's loser ends as such), or,
+   * without a signal, a break of the stream being relayed (its span ends with it).
+   */
+  endAttempt(attempt: Attempt, signal?: object): void;
   /** A target passed over without a call (circuit open, a request its format cannot carry): an event, not a span. */
   passOver(attempt: Attempt): void;
   /** The relayed stream's upstream body has ended (or was abandoned): its call's span ends. */

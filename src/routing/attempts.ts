@@ -10,6 +10,8 @@ export function recordAttempt(
   status: number,
   errorCode: string | null,
   kind: NonNullable<Attempt['kind']>,
+  /** The signal the call was sent with (its span); none for the break of the stream being relayed. */
+  signal?: object,
 ): void {
   const attempt: Attempt = {
     model: target.requestedAs,
@@ -21,7 +23,7 @@ export function recordAttempt(
     kind,
   };
   ctx.outcome.attempts.push(attempt);
-  ctx.trace?.endAttempt(attempt);
+  ctx.trace?.endAttempt(attempt, signal);
   if (status === 200) ctx.outcome.served = { model: target.requestedAs, provider: target.provider.id, upstreamModel: target.upstreamModel };
 }
 
@@ -50,7 +52,7 @@ export function recordPassedOver(ctx: GatewayContext, target: Target, code: stri
  * hedged race): listed in the log with code `hedge_cancelled`, but neither an upstream failure
  * (metrics) nor a breaker count.
  */
-export function recordCancelled(ctx: GatewayContext, target: Target, latencyMs: number, kind: NonNullable<Attempt['kind']>): void {
+export function recordCancelled(ctx: GatewayContext, target: Target, latencyMs: number, kind: NonNullable<Attempt['kind']>, signal: object): void {
   const attempt: Attempt = {
     model: target.requestedAs,
     provider: target.provider.id,
@@ -62,7 +64,7 @@ export function recordCancelled(ctx: GatewayContext, target: Target, latencyMs: 
     cancelled: true,
   };
   ctx.outcome.attempts.push(attempt);
-  ctx.trace?.endAttempt(attempt);
+  ctx.trace?.endAttempt(attempt, signal);
 }
 
 export const HEDGE_CANCELLED = 'hedge_cancelled';

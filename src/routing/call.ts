@@ -37,8 +37,10 @@ export interface AttemptInput {
   /** The request's trace when tracing is on (src/kernel/tracing.ts): each call sent has its span. */
   trace?: RequestTrace | null;
   /**
-   * Told once the first token has come (a JSON answer's first byte: its headers), the moment a
-   * hedged race is decided and the time to first token is measured.
+   * Told once the first token has come, the moment a hedged race is decided and the time to first
+   * token is measured. For a JSON answer that is its whole body, parsed: its headers say nothing
+   * of the answer (an upstream may send them at once and then stall), and the body is what the
+   * client waits for.
    */
   onFirstToken?: () => void;
 }
@@ -209,18 +211,19 @@ function buildFor({ adapter, request, target }: AttemptInput, stream: boolean): 
 export async function callJson(input: AttemptInput): Promise<ChatCompletion> {
   const built = buildFor(input, false);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer, trace);
-    // The answer has begun: from here the idle and total deadlines govern a slow body.
+    // The answer has begun: from here the idle and total deadlines govern a slow body (a hedge
+    // still may start beside it until the whole answer is in).
     timer.clearFirstToken();
-    input.onFirstToken?.();
     const body = await readJson(reply.body);
     trace?.answered(body); // before the adapter renames its model to the client's, in place
     const completion = input.adapter.parseResponse(body, input.target);
     if (nativeFor(input.request, input.adapter.type)) attachNativeAnswer(completion, body, input.adapter.type);
     trace?.used(completion.usage);
+    input.onFirstToken?.();
     return completion;
   } catch (error) {
     throw classify(error, timer);
@@ -238,7 +241,7 @@ export async function callEmbeddings(input: AttemptInput): Promise<EmbeddingsRes
   const request = input.request as unknown as EmbeddingsRequest;
   const built = wire.buildRequest(request, input.target); // a refusal is no upstream failure (see buildFor)
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   try {
     timer.armFirstToken(input.timeouts.first_token);
     const reply = await send(input, built, timer, trace);
@@ -264,7 +267,7 @@ const hasContent = (chunk: ChatChunk) =>
 export async function openStream(input: AttemptInput): Promise<OpenStream> {
   const built = buildFor(input, true);
   const timer = new Deadline(input.signal, input.timeouts.total, input.transport.stopping);
-  const trace = input.trace?.beginAttempt(input.target);
+  const trace = input.trace?.beginAttempt(input.target, input.signal);
   const adapted = input.adapter.createStreamTranslator(input.target, { includeUsage: true });
   // Only for a native request: chat clients pay nothing per event.
   const translator = nativeFor(input.request, input.adapter.type) ? keepNativeEvents(adapted) : adapted;

@@ -1,5 +1,5 @@
 /**
- * Hedged first tokens: when a target's first token (a JSON answer's first byte) has not come by
+ * Hedged first tokens: when a target's first token (a JSON answer: its whole body) has not come by
  * its hedge point (hedge-point.ts), the next target that may be called is started beside it. The
  * first of the two to send a token wins; the other is cancelled upstream at once (its connection
  * aborted), recorded in the log as `hedge_cancelled`, never counted as an upstream failure nor by
@@ -18,6 +18,9 @@ import type { Leg, LegResult, Success } from './try-targets.ts';
 
 /** Why a hedged call was aborted (one frozen reason: no Error and stack per cancel). */
 const HEDGE_LOST = Object.freeze(Object.assign(new Error('another target answered first'), { name: 'AbortError' }));
+
+/** The `calling` of a call whose wait is not timed (the hedge itself): one shared no-op, not one per call. */
+const NOT_TIMED = () => {};
 
 /**
  * The signal of one call in a hedged race: the client's abort, or the gateway's cancel when the
@@ -40,7 +43,7 @@ export class Cancel implements ClientSignal {
      * Told when a call to the target starts (true) and ends (false): the hedge point counts the
      * wait for a first token, not a pause before a retry (a short Retry-After is waited out).
      */
-    readonly calling: (inFlight: boolean) => void = () => {},
+    readonly calling: (inFlight: boolean) => void = NOT_TIMED,
   ) {
     if (client.aborted) this.fire(client.reason);
     else client.addEventListener('abort', this.onClientAbort, { once: true });
@@ -118,7 +121,7 @@ export async function raceWithHedge<T>(ctx: GatewayContext, input: RaceInput<T>)
     entry.cancel.cancel();
     const elapsed = now() - entry.started;
     const { target, kind } = entry.leg;
-    recordCancelled(ctx, target, elapsed, kind);
+    recordCancelled(ctx, target, elapsed, kind, entry.cancel);
     // Its time to first token was at least this: a deployment that keeps losing must look slow.
     latencyBook(ctx.runtime).of(deploymentOf(target.provider.id, target.upstreamModel)).ring(input.stream).push(elapsed);
     // The upstream has read the prompt; what it generated before the abort is not known.
@@ -176,7 +179,7 @@ export async function raceWithHedge<T>(ctx: GatewayContext, input: RaceInput<T>)
     clearTimeout(timer);
   }
   if (early !== 'hedge') return finish([early], false);
-  // The first token came (a JSON answer's headers) or the client left: nothing to hedge.
+  // The first token came (a stream opened, a JSON answer read whole) or the client left: nothing to hedge.
   if (decided || ctx.signal.aborted) return finish([await first.promise], false);
   const leg = await input.nextLeg('hedged');
   if (!leg) return finish([await first.promise], false);

@@ -1,6 +1,6 @@
 /**
  * What this instance has seen of each deployment's latency: its recent times to first token
- * (streamed and not apart: a JSON answer's first byte comes after the whole generation), its
+ * (streamed and not apart: a JSON answer's "first token" is its whole body, read), its
  * time per streamed token, and its calls in flight. The hedge point (hedge.ts), the learned
  * first-token deadline (timeouts.ts) and the latency-following strategies (strategy.ts) read it.
  *

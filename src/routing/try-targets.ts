@@ -18,6 +18,7 @@ import type { Attempt } from '../pipeline/outcome.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import type { Runtime } from '../pipeline/runtime.ts';
+import type { Timeouts } from '../config/types.ts';
 import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
 import { recordAttempt, recordPassedOver } from './attempts.ts';
@@ -70,15 +71,24 @@ export function breakerFor(ctx: GatewayContext): Breaker {
   return createBreaker(ctx.runtime.store, ctx.snapshot.config.routing.breaker);
 }
 
-export function inputFor(runtime: Runtime, ctx: GatewayContext, target: Target, request: ChatRequest, signal: ClientSignal = ctx.signal): AttemptInput {
+export function inputFor(
+  runtime: Runtime,
+  ctx: GatewayContext,
+  target: Target,
+  request: ChatRequest,
+  signal: ClientSignal = ctx.signal,
+  timeouts: Timeouts = timeoutsFor(ctx.snapshot.config, target),
+): AttemptInput {
   return {
     request,
     target,
     adapter: runtime.adapters.get(target.provider),
     transport: runtime.transport,
-    timeouts: timeoutsFor(ctx.snapshot.config, target),
+    timeouts,
     signal,
     trace: ctx.trace,
+    // Declared here, set by callTarget for chat calls: one object shape for every attempt.
+    onFirstToken: undefined,
   };
 }
 
@@ -174,12 +184,13 @@ async function callTarget<T>(
   let before = leg.check;
   for (let retry = 0; ; retry++) {
     const started = now();
-    const input = inputFor(ctx.runtime, ctx, target, options.request, signal);
+    // The learned deadline for streams only: a JSON answer comes after its whole generation,
+    // which a long answer may take far past the usual; its deadline stays the configured one (its
+    // hedge point learns from the time to its whole answer: call.ts reports that as its first token).
+    const learned = stats && stream ? timeoutsFor(ctx.snapshot.config, target, { stats, stream }) : undefined;
+    const input = inputFor(ctx.runtime, ctx, target, options.request, signal, learned);
     let firstTokenMs = -1;
     if (stats) {
-      // Streams only: a JSON answer's first byte comes after its whole generation, which a long
-      // answer may take far past the usual; its deadline stays the configured one.
-      if (stream) input.timeouts = timeoutsFor(ctx.snapshot.config, target, { stats, stream });
       input.onFirstToken = () => {
         firstTokenMs = now() - started;
         cancel?.firstToken();
@@ -192,7 +203,7 @@ async function callTarget<T>(
       // Decided against while its answer came: the race's winner is recorded, not this one.
       if (cancel?.cancelled) return { cancelled: true, value };
       if (stats && firstTokenMs >= 0) stats.ring(stream!).push(firstTokenMs);
-      recordAttempt(ctx, target, now() - started, 200, null, retry > 0 ? 'retry' : kind);
+      recordAttempt(ctx, target, now() - started, 200, null, retry > 0 ? 'retry' : kind, signal);
       await breaker.success(deployment, before);
       return { value, kind: retry > 0 ? 'retry' : kind };
     } catch (error) {
@@ -201,12 +212,12 @@ async function callTarget<T>(
         // The adapter refused before any call (a parameter this wire format cannot carry): not an
         // upstream fault, so no retry and no breaker count; the log shows the target passed over.
         // The one such error that follows a call made is the drain deadline's.
-        if (error.code === SHUTTING_DOWN) recordAttempt(ctx, target, 0, 0, error.code, kind);
+        if (error.code === SHUTTING_DOWN) recordAttempt(ctx, target, 0, 0, error.code, kind, signal);
         else recordPassedOver(ctx, target, error.code, kind);
         return { refused: error };
       }
       if (!(error instanceof AttemptError)) throw error; // client gone or a bug: not an upstream verdict
-      recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind);
+      recordAttempt(ctx, target, now() - started, error.info.status, error.info.code, retry > 0 ? 'retry' : kind, signal);
       cancel?.calling(false);
       if (error.upstreamFault) {
         await breaker.failure(deployment);

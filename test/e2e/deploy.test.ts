@@ -323,9 +323,12 @@ describe('deploy/grafana dashboard', { timeout: 90_000 }, () => {
     expect(used.size).toBeGreaterThanOrEqual(10);
     for (const name of used) expect(exported, name).toContain(name);
     const titles = panels.map((p: any) => p.title.toLowerCase()).join(' | ');
-    for (const word of ['requests per second', 'error ratio', 'request duration', 'time to first token', 'tokens', 'cost', 'fallbacks', 'breaker', 'log queue depth']) {
+    for (const word of ['requests per second', 'error ratio', 'request duration', 'time to first token', 'tokens', 'cost', 'fallbacks', 'breaker', 'hedge', 'log queue depth']) {
       expect(titles).toContain(word);
     }
+    // What hedging does and costs: how often, how often the hedge wins, the tokens the losers cost.
+    for (const name of ['gateway_hedges_total', 'gateway_hedge_wins_total', 'gateway_hedge_tokens_total']) expect(used, name).toContain(name);
+    expect(exprs.some((e) => /gateway_hedge_wins_total[^/]*\/[^/]*gateway_hedges_total/.test(e)), 'a win ratio').toBe(true);
     expect(dashboard.templating.list.map((v: any) => v.name)).toContain('datasource');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The faults the shipped settings must rescue without tuning (rescue.yaml writes no timeout and
  * no hedge setting): a first token after 20 s and an upstream that never answers, both answered
- * by a healthy fallback through a hedge; hedges that both answer (one answer, one bill); a
+ * by a healthy fallback through a hedge, and a JSON answer whose headers come but whose body
+ * stalls (its "first token" is the whole body); hedges that both answer (one answer, one bill); a
  * deployment whose latency doubles (lowest_latency moves the traffic); a long outage (probes are
  * single calls, the primary comes back within 30 s). Compat and generateContent, streamed and not.
  */
@@ -130,6 +131,34 @@ describe('with the shipped settings', () => {
     const silent = mock.requests.slice(from).filter((r) => r.model?.includes('silent-'));
     expect(silent).toHaveLength(5);
     await expect.poll(() => silent.every((r) => r.aborted)).toBe(true);
+  });
+
+  it('answers from the fallback through a hedge when a JSON upstream sends its headers and then stalls its body', async () => {
+    const results = await Promise.all(
+      FORMATS.map(async (f) => {
+        const upstream = `${f.prefix}stall-json`;
+        // The headers and the first third of the body at once, then nothing: only `idle` (30 s)
+        // would end the call, and no first-token deadline applies once the headers are in.
+        mock.setBehavior(upstream, { stallAfterChunks: 1 });
+        return { f, upstream, answer: await chat(`${f.provider}/${upstream}`, false, [f.healthy]) };
+      }),
+    );
+    for (const { f, upstream, answer } of results) {
+      expect(answer.status, f.name).toBe(200);
+      expect(answer.model).toBe(f.healthy);
+      expect(answer.text).toBe('Echo: hello there');
+      expect(answer.ms).toBeLessThan(15_000);
+      const record = await waitForLogRecord(gw, answer.id);
+      // Hedged, not fallen back to after the stalled call's idle deadline.
+      expect(attemptsOf(record)).toEqual([
+        { model: `${f.provider}/${upstream}`, status: null, error_code: 'hedge_cancelled', kind: 'first' },
+        { model: f.healthy, status: 200, error_code: null, kind: 'hedged' },
+      ]);
+      expect(record).toMatchObject({ request_tokens: answer.usage.prompt_tokens, response_tokens: answer.usage.completion_tokens, billed: true });
+    }
+    // The stalled bodies were cancelled upstream, not left hanging.
+    await expect.poll(() => mock.requests.filter((r) => r.model?.includes('stall-json')).every((r) => r.aborted)).toBe(true);
+    expect(mock.requests.filter((r) => r.model?.includes('stall-json'))).toHaveLength(2);
   });
 
   it('gives one answer and one bill when both hedged calls answer (the learned hedge point: small latencies)', async () => {

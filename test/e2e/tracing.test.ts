@@ -2,12 +2,13 @@
  * OpenTelemetry traces (src/kernel/tracing.ts), exported over OTLP/HTTP to a receiver in this test by the
  * gateway process as an operator runs it: a SERVER span per request with the GenAI attributes and
  * the caller's ids, continuing the client's traceparent; a CLIENT span per upstream call of a
- * fallback (retry and fallback reasons), a stream's lasting to its end; the call's context, and
+ * fallback (retry and fallback reasons), a stream's lasting to its end, each call of a hedged race
+ * its own (the loser's ended as cancelled, the request's from the winner); the call's context, and
  * nothing else, sent upstream as traceparent; the spans still buffered exported at SIGTERM, and a
  * collector that is down costs one warning, not the exit code. Off (no OTLP endpoint), nothing of
  * OpenTelemetry loads.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,7 +33,11 @@ const TRACES = {
   baggage: '6af7651916cd43dd8448eb211c80319c',
   messages: '7af7651916cd43dd8448eb211c80319c',
   generate: '8af7651916cd43dd8448eb211c80319c',
+  hedgedStream: '9af7651916cd43dd8448eb211c80319c',
+  hedgedJson: 'aaf7651916cd43dd8448eb211c80319c',
 };
+/** The hedge point of this test's gateway: the fixture's, set low (a deployment without samples). */
+const HEDGE_AFTER_MS = 2000;
 const traceparent = (trace: string) => ({ traceparent: `00-${trace}-${CLIENT_SPAN}-01` });
 
 let mock: MockUpstream;
@@ -60,7 +65,9 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   dir = await mkdtemp(join(tmpdir(), 'gw-otel-'));
   const configFile = join(dir, 'gateway.yaml');
-  await cp(resolve('test/fixtures/fallback.yaml'), configFile);
+  // The fixture with an early hedge point, for the hedged requests (the others have no late first token).
+  const fixture = await readFile(resolve('test/fixtures/fallback.yaml'), 'utf8');
+  await writeFile(configFile, fixture.replace(/^routing:\n/m, `routing:\n  hedge: { after_ms: ${HEDGE_AFTER_MS} }\n`));
   gw = await spawnGateway({
     GATEWAY_CONFIG: configFile,
     GATEWAY_DATA_DIR: join(dir, 'data'),
@@ -98,6 +105,7 @@ async function logRow(id: string) {
 describe('traces over OTLP', { timeout: 60_000 }, () => {
   let spans: ReceivedSpan[];
   let rows: Record<'fallback' | 'stream', { trace_id: string | null }>;
+  let hedgedAnswers: { stream: string; json: { model: string; usage: { prompt_tokens: number; completion_tokens: number } } };
   /** The SERVER span of a request sent with `traceparent(trace)`, and its CLIENT spans in order. */
   const spansOf = (trace: string) => {
     const request = spans.find((s) => s.kind === 2 && s.traceId === trace)!;
@@ -152,6 +160,16 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     });
     expect(generate.status).toBe(200);
     expect(await generate.text()).toContain('"candidates"');
+    // A first token that does not come (streamed, and a JSON answer): the fallback is started
+    // beside it at the hedge point, answers, and the first call is cancelled.
+    mock.setBehavior('busy', { delayMs: 60_000 });
+    mock.setBehavior('busy2', { delayMs: 60_000 });
+    const hedged = await Promise.all([
+      chat({ model: 'main/busy', fallbacks: ['main/primary'], stream: true, stream_options: { include_usage: true } }, traceparent(TRACES.hedgedStream)),
+      chat({ model: 'main/busy2', fallbacks: ['main/primary'] }, traceparent(TRACES.hedgedJson)),
+    ]);
+    expect(hedged.map((r) => r.status)).toEqual([200, 200]);
+    hedgedAnswers = { stream: await hedged[0].text(), json: await hedged[1].json() };
     await new Promise((r) => setTimeout(r, 700)); // the streams' completions run after their last byte, or the abort
     expect(receiver.spans).toHaveLength(0);
     // The call-log rows carry their request's trace id (GET /v1/admin/logs/{id}), the client's when it sent one.
@@ -308,6 +326,60 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(request.attributes['gateway.attempts']).toBe(2);
     expect(calls.map((s) => [s.name, s.attributes['gateway.attempt.kind'], s.status.code ?? 0])).toEqual([['chat primary', 'fallback', 0]]);
     expect(calls[0]!.attributes['gateway.attempt.reason']).toBe('unsupported_parameter');
+  });
+
+  it('each call of a hedged race has its own span: the loser ends cancelled, the hedge with its answer, which the request reports', () => {
+    const streamUsage = hedgedAnswers.stream
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)))
+      .find((chunk) => chunk.usage)!.usage;
+    const cases = [
+      { trace: TRACES.hedgedStream, slow: 'busy', usage: streamUsage },
+      { trace: TRACES.hedgedJson, slow: 'busy2', usage: hedgedAnswers.json.usage },
+    ];
+    for (const { trace, slow, usage } of cases) {
+      const { request, calls } = spansOf(trace);
+      expect(calls.map((s) => [s.name, s.attributes['gateway.attempt.kind']])).toEqual([
+        [`chat ${slow}`, 'first'],
+        ['chat primary', 'hedged'],
+      ]);
+      const [loser, winner] = calls;
+      // The loser: cancelled by the gateway, no upstream failure and no answer of its own.
+      expect(loser!.attributes['gateway.hedge.lost']).toBe(true);
+      expect(loser!.events.map((e) => e.name)).toEqual(['gateway.hedge.cancelled']);
+      expect(loser!.status.code ?? 0).toBe(0);
+      expect(loser!.attributes).not.toHaveProperty('http.response.status_code');
+      expect(loser!.attributes).not.toHaveProperty('error.type');
+      expect(loser!.endMs).toBeLessThanOrEqual(winner!.endMs);
+      // The hedge: its own status, model and usage.
+      expect(winner!.attributes).toMatchObject({
+        'gateway.attempt.reason': 'first_token_late',
+        'http.response.status_code': 200,
+        'gen_ai.response.model': 'primary',
+        'gen_ai.usage.input_tokens': usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': usage.completion_tokens,
+      });
+      expect(winner!.attributes).not.toHaveProperty('error.type');
+      expect(winner!.attributes).not.toHaveProperty('gateway.hedge.lost');
+      // The request reports the winner.
+      expect(request.status.code ?? 0).toBe(0);
+      expect(request.attributes).toMatchObject({
+        'http.response.status_code': 200,
+        'gateway.provider.id': 'main',
+        'gen_ai.response.model': 'primary',
+        'gen_ai.usage.input_tokens': usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': usage.completion_tokens,
+        'gateway.attempts': 2,
+      });
+      // Each upstream saw its own call's span as its parent.
+      const sent = mock.requests.filter((r) => String(r.headers.traceparent ?? '').includes(trace));
+      expect(sent.map((r) => [r.model, r.headers.traceparent])).toEqual([
+        [slow, `00-${trace}-${loser!.spanId}-01`],
+        ['primary', `00-${trace}-${winner!.spanId}-01`],
+      ]);
+    }
+    expect(hedgedAnswers.json.model).toBe('main/primary');
   });
 
   it('the client\'s baggage never reaches the upstream', () => {
