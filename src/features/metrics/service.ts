@@ -8,7 +8,7 @@ import { isBilled } from '../logs/billing.ts';
 import type { CallObserver } from '../../plugins/log.ts';
 import { GatewayError } from '../../kernel/errors.ts';
 import { createOutcome } from '../../pipeline/outcome.ts';
-import { requestOutcome } from '../../kernel/request-outcome.ts';
+import { requestOutcome } from '../../pipeline/request-outcome.ts';
 import { summedCounter, summedHistogram } from './summed.ts';
 
 export interface MetricsService extends CallObserver {
