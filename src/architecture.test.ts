@@ -3,7 +3,9 @@
  * imports only from the layers below it; no two folders import each other, directly or around a
  * loop (each feature under src/features counts as a folder of its own); and no feature reaches
  * into another one's routes or install. Only code counts: tests, test helpers and `import type`
- * lines make no edge, as in ../shared/tools/folder-cycles.mjs.
+ * lines make no edge between folders, as in ../shared/tools/folder-cycles.mjs. Between files, type
+ * imports count too (a type that points back is still a loop), as in ../shared/tools/file-cycles.mjs:
+ * no file circle, and no file of src/kernel importing anything outside it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -12,10 +14,10 @@ import { describe, expect, it } from 'vitest';
 
 /** Bottom first. Folders in one layer must not import each other. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['kernel'], // errors catalog, logger, tracing, small pure helpers
+  ['kernel'], // errors catalog, logger, small pure helpers: imports nothing above it
   ['config'], // load, schema, snapshot, the config in force (holder), write-back
   ['store'], // shared state: memory or Redis
-  ['pipeline'], // the step machinery: context, compose, plugin types, rendering, services
+  ['pipeline'], // the step machinery: context, compose, plugin types, rendering, services, tracing
   ['providers'], // one adapter per upstream wire format, the transport
   ['routing'], // targets, attempts, fallback, breaker, stream relay
   ['auth'], // credentials, scopes, account policy
@@ -107,7 +109,26 @@ function cycles(edges: Edge[]): string[][] {
   return found;
 }
 
+/** Every import between code files (generated ones left out), type-only ones included. */
+function fileImports(): Edge[] {
+  const files = codeFiles(SRC).filter((file) => !file.includes('.generated.'));
+  const known = new Set(files);
+  const found: Edge[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)) {
+      const target = path.resolve(path.dirname(file), match[1]!);
+      if (!known.has(target) || target === file) continue;
+      const from = path.relative(SRC, file);
+      const to = path.relative(SRC, target);
+      found.push({ from, to, fromFile: from, toFile: to });
+    }
+  }
+  return found;
+}
+
 const edges = runtimeImports();
+const fileEdges = fileImports();
 const layerOf = new Map(LAYERS.flatMap((names, level) => names.map((name) => [name, level] as const)));
 
 describe('source tree', () => {
@@ -139,6 +160,24 @@ describe('source tree', () => {
       .filter((e) => /(^|[/-])routes\.ts$|\/index\.ts$/.test(e.toFile))
       .map((e) => `${e.fromFile} -> ${e.toFile}`);
     expect(foreign).toEqual([]);
+  });
+
+  it('has no file-level import cycle, type-only imports included', () => {
+    expect(cycles(fileEdges)).toEqual([]);
+  });
+
+  it('keeps src/kernel the ground floor: none of its files imports outside it, types included', () => {
+    const leaving = fileEdges.filter((e) => e.from.startsWith(`kernel${path.sep}`) && !e.to.startsWith(`kernel${path.sep}`)).map((e) => `${e.from} -> ${e.to}`);
+    expect(leaving).toEqual([]);
+  });
+
+  it('finds file circles and type imports (the file scan itself works)', () => {
+    expect(fileEdges.some((e) => e.from === path.join('pipeline', 'context.ts') && e.to === path.join('pipeline', 'context-types.ts'))).toBe(true);
+    const loop: Edge[] = [
+      { from: 'a.ts', to: 'b.ts', fromFile: 'a.ts', toFile: 'b.ts' },
+      { from: 'b.ts', to: 'a.ts', fromFile: 'b.ts', toFile: 'a.ts' },
+    ];
+    expect(cycles(loop)).toEqual([['a.ts', 'b.ts']]);
   });
 
   it('sees the imports it checks (the scan itself works)', () => {

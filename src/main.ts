@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import { drainTimeoutFrom } from './boot/gateway.ts';
 import { forkWorkers } from './boot/workers.ts';
 import { createLogger } from './kernel/logger.ts';
-import { shutdownTracing } from './kernel/tracing.ts';
+import { shutdownTracing } from './pipeline/tracing.ts';
 import { startGateway } from './server.ts';
 
 const logger = createLogger();

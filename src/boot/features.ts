@@ -6,6 +6,7 @@
  */
 import type { FeatureContext, Installed } from '../http/feature.ts';
 import { installAdmin } from '../features/admin/index.ts';
+import { installApiDocs } from '../features/api-docs/index.ts';
 import { consoleClient } from '../features/console/client.ts';
 import { installConsole } from '../features/console/index.ts';
 import { installGenerateContent } from '../features/generate-content/index.ts';
@@ -55,5 +56,6 @@ export async function installFeatures(ctx: FeatureContext, closers: Array<() => 
   add(installMessages(ctx)); // the Messages API (Anthropic's SDK, coding agents)
   add(installModels());
   add(installSystem());
+  add(installApiDocs(ctx, installed)); // last: documents the routes of every feature above, and its own
   return installed;
 }

@@ -10,7 +10,7 @@ import { openConfig } from '../config/holder.ts';
 import { createConfigWriter, followConfigChanges } from '../config/write/write-back.ts';
 import type { Installed } from '../http/feature.ts';
 import type { Logger } from '../kernel/logger.ts';
-import { initTracing } from '../kernel/tracing.ts';
+import { initTracing } from '../pipeline/tracing.ts';
 import type { Gateway, Generation } from '../pipeline/gateway.ts';
 import { buildPipeline } from '../pipeline/pipeline.ts';
 import type { Runtime } from '../pipeline/runtime.ts';

@@ -6,7 +6,7 @@
  */
 import { RETENTION_STOP_TIMEOUT_MS, STORE_CLOSE_TIMEOUT_MS, flushTimeoutFrom } from '../features/logs/service.ts';
 import { REDIS_SPILL_CLOSE_MS, REDIS_SPILL_DEADLINE_MS } from '../features/logs/spill-redis.ts';
-import { TRACE_FLUSH_TIMEOUT_MS } from '../kernel/tracing.ts';
+import { TRACE_FLUSH_TIMEOUT_MS } from '../pipeline/tracing.ts';
 import { REDIS_CLOSE_TIMEOUT_MS } from '../store/redis.ts';
 import { drainTimeoutFrom, END_GRACE_MS } from './gateway.ts';
 

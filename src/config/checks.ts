@@ -6,6 +6,7 @@ import { checkSettingsCurrency } from './currency.ts';
 import { fallbackProblem, type ModelRef } from './fallback-refs.ts';
 import { checkUpstreamEndpoints } from './upstream-endpoints.ts';
 import { checkGuardrails } from './guardrail-checks.ts';
+import type { RawPipelineEntry } from './pipeline-entry.ts';
 import type { PathProblem } from './problems.ts';
 import type { GatewayConfig } from './types.ts';
 import type { Segment } from './positions.ts';
@@ -18,10 +19,7 @@ export const OPTIONAL_STEPS = ['semantic-cache', 'guardrails'] as const;
 /** The id every master-key request acts as; keys may belong to it without an `accounts` entry. */
 export const ADMIN_ACCOUNT_ID = 'admin';
 
-/** A pipeline entry as written in the file (after schema validation). */
-export type RawPipelineEntry =
-  | string
-  | { name?: string; module?: string; enabled?: boolean; options?: Record<string, unknown> };
+export type { RawPipelineEntry } from './pipeline-entry.ts';
 
 interface Raw {
   providers: { id: string; models?: string[] }[];

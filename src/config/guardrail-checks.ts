@@ -4,7 +4,7 @@
  * size reads the input, json the answer); patterns that compile; and a pipeline that runs them.
  */
 import type { PathProblem } from './problems.ts';
-import type { RawPipelineEntry } from './checks.ts';
+import type { RawPipelineEntry } from './pipeline-entry.ts';
 
 interface RawGuardrail {
   id: string;

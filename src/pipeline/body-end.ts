@@ -6,7 +6,7 @@
  * slow native Response). Any other stream, or one a plugin taps, is wrapped once.
  */
 import type { GatewayError } from '../kernel/errors.ts';
-import type { GatewayContext } from './context.ts';
+import type { GatewayContext } from './context-types.ts';
 
 /** The mark of a body that reports its own end; its response carries a copy (see sseResponse). */
 export const kOnBodyEnd = Symbol.for('gateway.onBodyEnd');

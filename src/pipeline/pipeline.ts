@@ -13,7 +13,7 @@ import { kContextHeaders } from './render.ts';
 import type { Next, PluginDeps, PluginInstance, Step } from './types.ts';
 import { preparePipeline } from './prepare.ts';
 import { ConfigPathError } from '../config/problems.ts';
-import { tracing } from '../kernel/tracing.ts';
+import { tracing } from './tracing.ts';
 import { withLogFields } from '../kernel/logger.ts';
 import { inFlightOf } from './in-flight.ts';
 

@@ -5,24 +5,11 @@
  */
 import type { Writable } from 'node:stream';
 import { FastResponse } from 'srvx';
-import type { ChatChunk, ChatCompletion } from '../providers/openai-types.ts';
-import type { GatewayContext } from './context.ts';
+import type { GatewayContext, Renderer } from './context-types.ts';
 import { kOnBodyEnd, type BodyEndListener, type ReportsEnd } from './body-end.ts';
 import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
 
-export interface Renderer {
-  json(ctx: GatewayContext, completion: ChatCompletion): Response;
-  /**
-   * `chunks` yields batches (what one upstream read carried, never empty) and throws a
-   * GatewayError when the stream breaks after the commit.
-   */
-  stream(ctx: GatewayContext, chunks: AsyncGenerator<ChatChunk[]>, abort: () => void): Response;
-  /**
-   * An error answer in the interface's own shape (the Messages API's, generateContent's). Absent:
-   * the OpenAI shape. Headers the error carries (Retry-After) are kept.
-   */
-  error?(ctx: GatewayContext, error: GatewayError): Response;
-}
+export type { Renderer } from './context-types.ts';
 
 const encoder = new TextEncoder();
 const DONE = encoder.encode('data: [DONE]\n\n');

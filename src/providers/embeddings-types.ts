@@ -2,7 +2,7 @@
  * The OpenAI embeddings shapes the gateway speaks, and the optional part of an adapter that
  * translates them for a wire format. A format without `embeddings` cannot serve them (400).
  */
-import type { Target, UpstreamErrorInfo, UpstreamRequest } from './types.ts';
+import type { Target, UpstreamErrorInfo, UpstreamRequest } from './upstream-types.ts';
 import type { Usage } from './openai-types.ts';
 
 /** `input` as validated by schemas/api/embeddings.schema.json. */

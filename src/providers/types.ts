@@ -2,35 +2,12 @@
  * The adapter contract: one module per upstream wire format, translating the OpenAI-shaped
  * chat request to the upstream's HTTP request and the upstream's answers back.
  */
-import type { ModelConfig, PrefixStyle, ProviderConfig } from '../config/types.ts';
+import type { PrefixStyle } from '../config/types.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 import type { EmbeddingsWire } from './embeddings-types.ts';
+import type { Target, UpstreamErrorInfo, UpstreamRequest } from './upstream-types.ts';
 
-/** Where one attempt goes: a provider, the model name sent upstream, and the config behind it. */
-export interface Target {
-  provider: ProviderConfig;
-  /** Model config that resolved this target, when there is one. */
-  model?: ModelConfig;
-  /** The name sent upstream. */
-  upstreamModel: string;
-  /** The identifier as the client wrote it (in `model` or `fallbacks`): echoed in answers. */
-  requestedAs: string;
-}
-
-export interface UpstreamRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** An upstream error normalised to the OpenAI error fields. */
-export interface UpstreamErrorInfo {
-  status: number;
-  message: string;
-  type: string;
-  code: string | null;
-  param: string | null;
-}
+export type { Target, UpstreamErrorInfo, UpstreamRequest } from './upstream-types.ts';
 
 /** One server-sent event as decoded from the upstream body. */
 export interface SseEvent {

@@ -22,7 +22,7 @@ import { UpstreamStreamError, type SseEvent } from '../providers/types.ts';
 import { AttemptError, httpAttemptError, networkAttemptError, parseRetryAfter } from './attempt-error.ts';
 import type { Timeouts } from '../config/types.ts';
 import { serviceUnavailable } from '../kernel/errors.ts';
-import type { AttemptTrace, RequestTrace } from '../kernel/tracing.ts';
+import type { AttemptTrace, RequestTrace } from '../pipeline/tracing.ts';
 import { defaultMaxTokensFor } from './fit.ts';
 import { attachNativeAnswer, attachNativeError, keepNativeEvents, nativeFor, nativeRequestOf } from '../providers/native.ts';
 
@@ -34,7 +34,7 @@ export interface AttemptInput {
   timeouts: Timeouts;
   /** The client's signal: its abort cancels the upstream call at every stage. */
   signal: ClientSignal;
-  /** The request's trace when tracing is on (src/kernel/tracing.ts): each call sent has its span. */
+  /** The request's trace when tracing is on (src/pipeline/tracing.ts): each call sent has its span. */
   trace?: RequestTrace | null;
   /**
    * Told once the first token has come, the moment a hedged race is decided and the time to first

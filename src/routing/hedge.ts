@@ -14,7 +14,7 @@ import type { GatewayContext } from '../pipeline/context.ts';
 import { recordCancelled } from './attempts.ts';
 import { deploymentOf } from './breaker.ts';
 import { latencyBook } from './latency.ts';
-import type { Leg, LegResult, Success } from './try-targets.ts';
+import type { Leg, LegResult, Success } from './leg-types.ts';
 
 /** Why a hedged call was aborted (one frozen reason: no Error and stack per cancel). */
 const HEDGE_LOST = Object.freeze(Object.assign(new Error('another target answered first'), { name: 'AbortError' }));

@@ -10,16 +10,15 @@
  *   stream (attempt kind `resumed`), once.
  */
 import type { GatewayContext } from '../pipeline/context.ts';
-import type { Attempt } from '../pipeline/outcome.ts';
 import { streamInterrupted, streamStalled, type GatewayError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { ChatChunk, Usage } from '../providers/openai-types.ts';
-import type { Target } from '../providers/types.ts';
 import { AttemptError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';
 import { deploymentOf } from './breaker.ts';
 import type { OpenStream } from './call.ts';
 import { latencyBook } from './latency.ts';
+import type { Opened } from './opened.ts';
 import { addUsage, cutLegUsage, resume } from './resume.ts';
 import { timeoutsFor } from './timeouts.ts';
 import { breakerFor } from './try-targets.ts';
@@ -27,12 +26,7 @@ import { breakerFor } from './try-targets.ts';
 /** Longest wait for the usage chunk after the finish_reason (capped by the idle timeout). */
 export const AFTER_FINISH_GRACE_MS = 1000;
 
-export interface Opened {
-  stream: OpenStream;
-  target: Target;
-  index: number;
-  kind: NonNullable<Attempt['kind']>;
-}
+export type { Opened } from './opened.ts';
 
 /** What a mid-stream failure looks like to the client. */
 export function midStreamError(error: AttemptError): GatewayError {

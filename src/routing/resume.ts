@@ -10,7 +10,7 @@ import type { Usage } from '../providers/openai-types.ts';
 import { AttemptError } from './attempt-error.ts';
 import { openStream, type AttemptInput, type OpenStream } from './call.ts';
 import { continuationRequest, continuationTargets, prefixStyleOf, rememberRefusal } from './prefix.ts';
-import type { Opened } from './relay.ts';
+import type { Opened } from './opened.ts';
 import { tryTargets } from './try-targets.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { serviceUnavailable, unsupportedParameter } from '../kernel/errors.ts';
-import type { AttemptTrace, RequestTrace } from '../kernel/tracing.ts';
+import type { AttemptTrace, RequestTrace } from '../pipeline/tracing.ts';
 import { createTestContext, testConfig, testRuntime } from '../pipeline/test-context.ts';
 import type { ProviderAdapter, Target } from '../providers/types.ts';
 import type { AttemptInput } from './call.ts';

@@ -19,27 +19,18 @@ import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import type { Runtime } from '../pipeline/runtime.ts';
 import type { Timeouts } from '../config/types.ts';
-import type { CircuitCheck } from '../store/types.ts';
 import { AttemptError, toClientError } from './attempt-error.ts';
 import { recordAttempt, recordPassedOver } from './attempts.ts';
 import { backoffDelay, sleep } from './backoff.ts';
 import { createBreaker, deploymentOf, type Breaker } from './breaker.ts';
 import { SHUTTING_DOWN, type AttemptInput } from './call.ts';
 import { raceWithHedge, type Cancel } from './hedge.ts';
+import type { Kind, Leg, LegResult, Success } from './leg-types.ts';
 import { hedgePointMs } from './hedge-point.ts';
 import { latencyBook } from './latency.ts';
 import { timeoutsFor } from './timeouts.ts';
 
-type Kind = NonNullable<Attempt['kind']>;
-
-export interface Success<T> {
-  value: T;
-  target: Target;
-  /** Index of the target in the list tried. */
-  index: number;
-  /** The kind of the attempt that answered. */
-  kind: Kind;
-}
+export type { Leg, LegResult, Success } from './leg-types.ts';
 
 export interface TryOptions<T = unknown> {
   targets: Target[];
@@ -52,18 +43,6 @@ export interface TryOptions<T = unknown> {
    */
   latency?: { stream: boolean; discard(value: T): number | undefined };
 }
-
-/** One target about to be called. */
-export interface Leg {
-  target: Target;
-  index: number;
-  kind: Kind;
-  /** The breaker's verdict for it; null for a target called although its circuit is open. */
-  check: CircuitCheck | null;
-}
-
-/** How one target's calls ended. */
-export type LegResult<T> = { value: T; kind: Kind } | { error: AttemptError } | { refused: GatewayError } | { cancelled: true; value?: T };
 
 type Call<T> = (input: AttemptInput) => Promise<T>;
 

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (src/kernel/tracing.ts), exported over OTLP/HTTP to a receiver in this test by the
+ * OpenTelemetry traces (src/pipeline/tracing.ts), exported over OTLP/HTTP to a receiver in this test by the
  * gateway process as an operator runs it: a SERVER span per request with the GenAI attributes and
  * the caller's ids, continuing the client's traceparent; a CLIENT span per upstream call of a
  * fallback (retry and fallback reasons), a stream's lasting to its end, each call of a hedged race
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream } from '../_setup.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../otlp-receiver.ts';
-import * as tracingModule from '../../src/kernel/tracing.ts';
+import * as tracingModule from '../../src/pipeline/tracing.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 
 const { version } = packageJson;

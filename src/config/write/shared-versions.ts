@@ -12,7 +12,7 @@ import type { Logger } from '../../kernel/logger.ts';
 import { readSecrets, secretsPathFor } from '../secrets.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { configVersion, shareConfig, sharedConfig, type ConfigContent } from './config-sync.ts';
-import type { ChangeMessage, WriteTarget } from './write-back.ts';
+import type { ChangeMessage, WriteTarget } from './write-types.ts';
 
 /** Pub/sub channel (the store adds its own prefix) carrying config changes to the other instances. */
 export const CONFIG_CHANNEL = 'gw:config:changed';

@@ -29,12 +29,11 @@ import { holdRevocations, revokedBetween } from './revocations.ts';
 import { readSecrets, secretsPathFor, type Secrets } from '../secrets.ts';
 import { conflict, internalError, invalidValue } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import type { StateStore } from '../../store/types.ts';
-import type { ConfigHolder } from '../holder.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { leaseBusy, withLease, type Lease } from './lease.ts';
 import { serialize } from './mutex.ts';
+import type { ChangeMessage, WriteTarget } from './write-types.ts';
 import { CONFIG_CHANNEL, trackSharedVersions, type SharedVersions } from './shared-versions.ts';
 import { editDocument, recordEdits, type ItemEdit, type ItemEditor } from './item-edits.ts';
 import { editWindow } from './item-window.ts';
@@ -43,13 +42,7 @@ import { renderEdited } from './yaml-splice.ts';
 import { indexOf } from './yaml-edit.ts';
 import { assertWriteBounds } from './write-bounds.ts';
 
-/** What the writer works on: the config in force, and the state store other instances share. */
-export interface WriteTarget {
-  readonly config: ConfigHolder<{ snapshot: Snapshot }>;
-  readonly store: StateStore;
-  /** Seals the content shared through the store (config-sync.ts). */
-  readonly masterKey?: string;
-}
+export type { ChangeMessage, WriteTarget } from './write-types.ts';
 
 export { CONFIG_CHANNEL } from './shared-versions.ts';
 
@@ -61,19 +54,6 @@ export interface Draft {
   items: ItemEditor;
   secrets: Secrets;
   snapshot: Snapshot;
-}
-
-/**
- * A change as published to the other instances: its version only. The content travels sealed in
- * the state store (config-sync.ts), so a reader of the bus learns no secret.
- */
-export interface ChangeMessage {
-  origin: string;
-  version: string;
-  /** Its number: above every version before it (shared-versions.ts). */
-  seq: number;
-  /** Hashes of the API keys the change revokes: refused on receipt, before the change is applied. */
-  revoked?: string[];
 }
 
 const kVersions = Symbol('sharedVersions');

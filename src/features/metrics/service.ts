@@ -9,7 +9,7 @@ import type { CallObserver } from '../../plugins/log.ts';
 import type { Endpoint } from '../../pipeline/context.ts';
 import { GatewayError } from '../../kernel/errors.ts';
 import { createOutcome } from '../../pipeline/outcome.ts';
-import { requestOutcome } from '../../kernel/request-outcome.ts';
+import { requestOutcome } from '../../pipeline/request-outcome.ts';
 import { summedCounter, summedHistogram } from './summed.ts';
 
 export interface MetricsService extends CallObserver {

@@ -14,7 +14,7 @@ import { DISCOVERY_PATH, interactionPath, OAUTH_ROUTES } from './provider.ts';
 const READ = ['GET', 'HEAD'];
 
 /** Each served path (`:param` for one segment) and its methods. */
-const ENDPOINTS: ReadonlyArray<readonly [string, readonly string[]]> = [
+export const ENDPOINTS: ReadonlyArray<readonly [string, readonly string[]]> = [
   [OAUTH_ROUTES.authorization, READ],
   // Where the provider resumes an authorization once the sign-in pages are done.
   [`${OAUTH_ROUTES.authorization}/:uid`, READ],

@@ -13,15 +13,12 @@ import { promisify } from 'node:util';
 import { makePrivateDir } from '../../kernel/private-files.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { Runtime } from '../../pipeline/runtime.ts';
+import { keysInForce, type Jwks } from './jwks.ts';
 import { sharedJwks } from './shared-keys.ts';
 
 const generate = promisify(generateKeyPair);
 
-/**
- * A key set: `keys[0]` signs; any later key only verifies what it signed before (an instance's
- * key from before it joined the shared set), until `retired[kid]` (epoch ms; none: for good).
- */
-export type Jwks = { keys: Array<Record<string, unknown>>; retired?: Record<string, number> };
+export { keysInForce, type Jwks } from './jwks.ts';
 
 export interface OAuthKeys {
   /** The provider's `jwks`: the keys in force, the signing one first. */
@@ -37,11 +34,6 @@ async function newJwks(): Promise<Jwks> {
   const { privateKey } = await generate('rsa', { modulusLength: 2048 });
   const jwk = privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
   return { keys: [{ ...jwk, kid: randomUUID(), use: 'sig', alg: 'RS256' }] };
-}
-
-/** The keys of `jwks` in force at `now`: the signing key, and each other one until it is retired. */
-export function keysInForce(jwks: Jwks, now: number): Jwks['keys'] {
-  return jwks.keys.filter((key, i) => i === 0 || !((jwks.retired?.[String(key.kid)] ?? Infinity) <= now));
 }
 
 /** The provider's keys for `jwks` at `now`. */

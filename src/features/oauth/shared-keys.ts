@@ -9,7 +9,7 @@
 import { openConfig as openSealed, sealConfig } from '../../config/write/config-sync.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { StateStore } from '../../store/types.ts';
-import { keysInForce, type Jwks } from './keys.ts';
+import { keysInForce, type Jwks } from './jwks.ts';
 
 /** The sealed key set (the store adds its prefix). */
 export const SHARED_KEYS_ENTRY = 'gw:oauth:jwks';

@@ -13,63 +13,13 @@
  * relay.ts (a relayed stream ends).
  */
 import type * as Api from '@opentelemetry/api';
-import type { Attempt } from '../pipeline/outcome.ts';
-import type { GatewayContext } from '../pipeline/context.ts';
-import type { Logger } from './logger.ts';
-import type { Target } from '../providers/types.ts';
-import { createDiagLogger } from './otel-diag.ts';
+import type { Tracing } from './context-types.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { createDiagLogger } from '../kernel/otel-diag.ts';
 import { createTracing } from './request-trace.ts';
-import { ATTR_SERVICE_VERSION } from './semconv.ts';
+import { ATTR_SERVICE_VERSION } from '../kernel/semconv.ts';
 
-/** The trace of one request, on `ctx.trace` while tracing is on. */
-export interface RequestTrace {
-  /** The ids of the request's span (hex), for the JSON log lines and the call-log row. */
-  readonly traceId: string;
-  readonly spanId: string;
-  /**
-   * Starts the span of an upstream call about to be sent with `signal`: the call's identity, as
-   * calls may be in flight at once (a hedged race gives each its own signal).
-   */
-  beginAttempt(target: Target, signal: object): AttemptTrace;
-  /**
-   * Records what the call sent with `signal` came to (its span ends, unless it opened a stream:
-   * that one stays open while relayed; a call cancelled as a hedge's loser ends as such), or,
-   * without a signal, a break of the stream being relayed (its span ends with it).
-   */
-  endAttempt(attempt: Attempt, signal?: object): void;
-  /** A target passed over without a call (circuit open, a request its format cannot carry): an event, not a span. */
-  passOver(attempt: Attempt): void;
-  /** The relayed stream's upstream body has ended (or was abandoned): its call's span ends. */
-  endStream(end: StreamEnd): void;
-  /** Ends the request span once the exchange is over (after the last streamed byte). */
-  end(ctx: GatewayContext): void;
-}
-
-/** The span of one upstream call, as call.ts sees it. */
-export interface AttemptTrace {
-  /** What the upstream receives with the call: the span's W3C trace context, nothing else. */
-  readonly headers: Record<string, string>;
-  /** The upstream's JSON answer as it came (the model it names). */
-  answered(body: unknown): void;
-  /** The usage of the answer, in our shape. */
-  used(usage: { prompt_tokens?: number; completion_tokens?: number } | undefined): void;
-  /** The first event of the upstream's stream, as sent (the model it names). */
-  firstEvent(data: string): void;
-  /** The call opened a stream: it goes on while the relay reads the body, which ends it. */
-  streams(): void;
-}
-
-export interface StreamEnd {
-  /** The usage the upstream reported on this leg of the stream. */
-  usage?: { prompt_tokens: number; completion_tokens: number };
-  /** Abandoned before its end: the client left. */
-  aborted: boolean;
-}
-
-export interface Tracing {
-  /** The request's trace (null if the SDK failed to start one: tracing never fails a request). */
-  start(ctx: GatewayContext): RequestTrace | null;
-}
+export type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './context-types.ts';
 
 /** Non-null only while tracing is on: the request path's one check. */
 export let tracing: Tracing | null = null;

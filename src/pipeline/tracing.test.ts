@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestContext } from '../pipeline/test-context.ts';
-import type { Logger } from './logger.ts';
+import { createTestContext } from './test-context.ts';
+import type { Logger } from '../kernel/logger.ts';
 import * as tracingModule from './tracing.ts';
 import { initTracing, loggableEndpoint, shutdownTracing } from './tracing.ts';
 

@@ -2,7 +2,7 @@
  * How a finished exchange ended, in four words, for the metrics' `outcome` label and the request
  * span's status. The HTTP status alone cannot say it: a stream's 200 has left before it breaks.
  */
-import type { Outcome } from '../pipeline/outcome.ts';
+import type { Outcome } from './outcome.ts';
 
 /**
  * - `ok`: answered in full (a stream to its finish).

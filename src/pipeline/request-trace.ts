@@ -10,14 +10,13 @@
  * the call that served.
  */
 import type * as Api from '@opentelemetry/api';
-import type { GatewayContext } from '../pipeline/context.ts';
-import type { Attempt } from '../pipeline/outcome.ts';
+import type { AttemptTrace, GatewayContext, RequestTrace, StreamEnd, Tracing } from './context-types.ts';
+import type { Attempt } from './outcome.ts';
 import type { ChatCompletion } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import { requestOutcome } from './request-outcome.ts';
-import * as sc from './semconv.ts';
+import * as sc from '../kernel/semconv.ts';
 import { providerName, reportedModelOf, targetAttributes } from './upstream-attributes.ts';
-import type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './tracing.ts';
 
 type Attributes = Record<string, string | number | boolean | string[] | undefined | null>;
 type Usage = { prompt_tokens?: number; completion_tokens?: number };

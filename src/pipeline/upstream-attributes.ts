@@ -5,7 +5,7 @@
  */
 import type { ProviderConfig } from '../config/types.ts';
 import type { Target } from '../providers/types.ts';
-import * as sc from './semconv.ts';
+import * as sc from '../kernel/semconv.ts';
 
 /** The well-known `gen_ai.provider.name` of a provider's wire format, else its id. */
 export function providerName(provider: ProviderConfig): string {

@@ -1,9 +1,9 @@
 import * as api from '@opentelemetry/api';
 import { core, tracing as sdk } from '@opentelemetry/sdk-node';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createContext, type Endpoint } from '../pipeline/context.ts';
-import type { Attempt } from '../pipeline/outcome.ts';
-import { testConfig, testRuntime } from '../pipeline/test-context.ts';
+import { createContext, type Endpoint } from './context.ts';
+import type { Attempt } from './outcome.ts';
+import { testConfig, testRuntime } from './test-context.ts';
 import type { ChatRequest } from '../providers/openai-types.ts';
 import type { Target } from '../providers/types.ts';
 import { createTracing } from './request-trace.ts';
