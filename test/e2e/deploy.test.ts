@@ -6,7 +6,7 @@
  * The image itself is built and run by test/container (npm run test:container).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -151,6 +151,51 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
     expect(dockerfile).toMatch(/GATEWAY_DATA_DIR=\/var\/lib\/gateway/);
     expect(dockerfile).toMatch(/^USER 10001:10001$/m);
     expect(dockerfile).toMatch(/^ARG BASE_IMAGE=docker\.io\/library\/debian:trixie-slim$/m);
+  });
+});
+
+describe('deploy/kubernetes-roll-on-config (the overlay that rolls the pods on a config change)', { timeout: 60_000 }, () => {
+  const render = async (dir: string) => {
+    const { stdout } = await run('kubectl', ['kustomize', dir], { maxBuffer: 16 << 20 });
+    return parseAllDocuments(stdout).map((doc) => doc.toJS()) as Obj[];
+  };
+  const configMapOf = (objects: Obj[]) => {
+    const maps = objects.filter((o) => o.kind === 'ConfigMap');
+    expect(maps).toHaveLength(1);
+    return maps[0]!;
+  };
+  const mountedName = (objects: Obj[]) =>
+    objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name;
+
+  it("renders the base's objects, valid, with one hash-named ConfigMap that the pods mount, holding the base's sample", async () => {
+    const objects = await render('deploy/kubernetes-roll-on-config');
+    const base = await render('deploy/kubernetes');
+    expect(objects.map((o) => o.kind).sort()).toEqual(base.map((o) => o.kind).sort());
+    for (const obj of objects) expect(() => validateObject(obj), `${obj.kind} ${obj.metadata.name}`).not.toThrow();
+    const configMap = configMapOf(objects);
+    expect(configMap.metadata.name).toMatch(/^llm-gateway-config-rolled-[a-z0-9]{10}$/);
+    expect(mountedName(objects)).toBe(configMap.metadata.name);
+    // The base's sample below its own header comment.
+    const body = (text: string) => text.replace(/^(#.*\n)+/, '');
+    expect(body(configMap.data['gateway.yaml'])).toBe(body(await readFile('deploy/kubernetes/gateway.yaml', 'utf8')));
+    // The base's in-place ConfigMap keeps its fixed name (hot reload).
+    expect(mountedName(base)).toBe('llm-gateway-config');
+  });
+
+  it('an edit of gateway.yaml renames the ConfigMap, so the pod template changes and the Deployment rolls', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-k8s-roll-'));
+    try {
+      await cp('deploy', join(dir, 'deploy'), { recursive: true });
+      const overlay = join(dir, 'deploy/kubernetes-roll-on-config');
+      const before = mountedName(await render(overlay));
+      const file = join(overlay, 'gateway.yaml');
+      await writeFile(file, `${await readFile(file, 'utf8')}\n# an edit\n`);
+      const after = await render(overlay);
+      expect(mountedName(after)).not.toBe(before);
+      expect(configMapOf(after).metadata.name).toBe(mountedName(after));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
