@@ -44,17 +44,21 @@ COPY console console/
 RUN npm run build \
  && npx tsx scripts/container-config.ts gateway.yaml > image-gateway.yaml \
  && npm prune --omit=dev
-# What never runs: better-sqlite3's sources and build leftovers (only its .node is loaded), type
-# declarations, source maps, docs, tests, and the OpenTelemetry packages' ESM builds (Node loads
-# their CommonJS build, `main`/`exports`); tsx and esbuild unless TypeScript plugins are wanted.
+# What never runs: better-sqlite3's sources and build leftovers (only its .node is loaded),
+# TypeScript sources and declarations, source maps, docs, tests, the OpenTelemetry packages' ESM
+# builds (Node loads their CommonJS build, `main`/`exports`) and the incubating semantic
+# conventions (the gateway's own are compiled into its bundle; the SDK reads the stable ones);
+# tsx and esbuild unless TypeScript plugins are wanted.
 ARG TYPESCRIPT_PLUGINS=false
 RUN mv node_modules/better-sqlite3/build/Release/better_sqlite3.node /tmp/ \
  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src node_modules/better-sqlite3/build \
  && mkdir -p node_modules/better-sqlite3/build/Release \
  && mv /tmp/better_sqlite3.node node_modules/better-sqlite3/build/Release/ \
  && rm -rf node_modules/@types node_modules/@opentelemetry/*/build/esm node_modules/@opentelemetry/*/build/esnext \
+      node_modules/@opentelemetry/semantic-conventions/dist/index-incubating.* \
+      node_modules/@opentelemetry/semantic-conventions/dist/experimental_* \
  && find node_modules -type d \( -name test -o -name tests -o -name __tests__ \) -prune -exec rm -rf {} + \
- && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
+ && find node_modules -type f \( -name '*.map' -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
       -o \( -name '*.md' ! -iname 'license*' \) \) -delete \
  && if [ "$TYPESCRIPT_PLUGINS" != true ]; then \
       rm -rf node_modules/tsx node_modules/esbuild node_modules/@esbuild node_modules/.bin/tsx node_modules/.bin/esbuild; \
