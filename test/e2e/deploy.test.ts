@@ -229,8 +229,8 @@ describe('compose.yaml', () => {
     expect(gateway.environment.GATEWAY_MASTER_KEY).toBeTruthy();
     // The mock upstream: the repository's, run by the image's tsx (built in with TYPESCRIPT_PLUGINS).
     expect(mock.build.args.TYPESCRIPT_PLUGINS).toBe('true');
-    expect(mock.volumes).toEqual(['./test/mock-upstream:/mock:ro']);
-    expect(mock.entrypoint).toEqual(['node', '/app/node_modules/tsx/dist/cli.mjs', '/mock/main.ts']);
+    expect(mock.volumes).toEqual(['./test/mock-upstream:/app/mock-upstream:ro']);
+    expect(mock.entrypoint).toEqual(['node', '/app/node_modules/tsx/dist/cli.mjs', '/app/mock-upstream/main.ts']);
     await expect(readFile('node_modules/tsx/dist/cli.mjs')).resolves.toBeTruthy();
   });
 
