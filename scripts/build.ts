@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Writes dist/main.mjs and dist/sqlite-worker.mjs (with source maps) under `root`. */
+/** Writes dist/main.mjs and dist/sqlite-worker.mjs (with source maps, without sources) under `root`. */
 export async function buildGateway(root = ROOT): Promise<void> {
   // The version is written into the bundle: read at run time, `../package.json` from dist/ could
   // be a parent folder's file when the checkout has none beside dist/ (src/boot/version.ts).
@@ -35,7 +35,10 @@ export async function buildGateway(root = ROOT): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // Maps without the sources: stack traces still name src/ files and lines, and the image ships
+    // no TypeScript (the maps held every source file in full).
     sourcemap: true,
+    sourcesContent: false,
     logLevel: 'warning',
     define: { __GATEWAY_VERSION__: JSON.stringify(version) },
   });

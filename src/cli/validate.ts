@@ -18,6 +18,8 @@ if (result.ok) {
   const pipeline = await preparePipeline(result.config.pipeline, result.file, builtinPlugins);
   if (!pipeline.ok) problems = await locateInFile(result.file, pipeline.problems);
 }
+// A config of a newer version than this gateway's: what it would ignore (src/config/version.ts).
+for (const warning of (result.ok && result.warnings) || []) console.error(`warning: ${formatProblem(warning)}`);
 if (problems.length === 0) {
   console.log(`ok: ${path.relative(process.cwd(), result.file) || result.file}`);
 } else {

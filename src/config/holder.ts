@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { Logger } from '../kernel/logger.ts';
-import { loadConfigFile, locateInFile } from './load.ts';
+import { loadConfigFile, locateInFile, type ConfigProblem, type LoadResult } from './load.ts';
 import { ConfigPathError, formatProblem } from './problems.ts';
 import { restartOnlyChanges } from './restart-only.ts';
 import { buildSnapshot, type Snapshot } from './snapshot.ts';
@@ -69,6 +69,7 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
   const loadedHash = options.watch ? await readFile(file).then(contentHash, () => null) : null;
   const first = await loadConfigFile(file, env);
   if (!first.ok) throw new ConfigError(first.problems.map(formatProblem));
+  warnIgnored(first.warnings, logger);
   /** What the process started with: startup-only settings stay as they were here. */
   const startup = first.config;
   /** A generation for `config`; a refusal about places in the file comes back located. */
@@ -87,7 +88,7 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
 
   async function applyReload(preloaded?: GatewayConfig): Promise<ReloadStatus> {
     const at = new Date().toISOString();
-    const loaded = preloaded ? ({ ok: true, config: preloaded, file } as const) : await loadConfigFile(file, env);
+    const loaded: LoadResult = preloaded ? { ok: true, config: preloaded, file } : await loadConfigFile(file, env);
     let status: ReloadStatus;
     if (!loaded.ok) {
       const problems = loaded.problems.map(formatProblem);
@@ -95,6 +96,7 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
       status = { at, ok: false, error: problems.join('\n') };
     } else {
       try {
+        warnIgnored(loaded.warnings, logger);
         const next = await build(loaded.config, current.snapshot.version + 1);
         const previous = current;
         current = next;
@@ -140,4 +142,9 @@ export async function openConfig<G extends { snapshot: Snapshot }>(options: Hold
     ? watchConfig(file, () => void holder.reload(), { loadedHash, onError: (error) => logger.warn('config watch failed', { error: String(error) }) })
     : null;
   return Object.assign(holder, { watcher });
+}
+
+/** A config of a newer version: each field this gateway ignored, once per load (version.ts). */
+function warnIgnored(warnings: readonly ConfigProblem[] | undefined, logger: Logger): void {
+  for (const warning of warnings ?? []) logger.warn('config field ignored', { problem: formatProblem(warning) });
 }

@@ -12,7 +12,8 @@ import { interpolateData, interpolateDocument, type Env } from './interpolate.ts
 import { applyEnvDefaults, normalizeConfig } from './normalize.ts';
 import { findNode, formatPath, nodePosition } from './positions.ts';
 import { locateProblems, sortProblems, type ConfigProblem, type PathProblem } from './problems.ts';
-import { validateSchema } from './validate.ts';
+import { dropUnknownFields, validateSchema } from './validate.ts';
+import { CONFIG_VERSION, declaredVersion, ignoredFieldMessage, newerVersionRefusal } from './version.ts';
 import { readSecretsSync, secretsPathFor, type Secrets } from './secrets.ts';
 
 // Re-exported so callers need one import for load + report.
@@ -20,7 +21,7 @@ export { formatProblem, type ConfigProblem } from './problems.ts';
 
 /** Outcome of a load: the config, or every problem found (never both, never a throw). */
 export type LoadResult =
-  | { ok: true; config: GatewayConfig; file: string }
+  | { ok: true; config: GatewayConfig; file: string; warnings?: ConfigProblem[] }
   | { ok: false; problems: ConfigProblem[]; file: string };
 
 /**
@@ -93,25 +94,31 @@ export function loadConfigText(text: string, file: string, env: Env = process.en
   };
   const checked = checkConfigData(data, env, canCoerce);
   if (!checked.ok) return fail(locateProblems(checked.problems, doc, lines, abs));
-  return { ok: true, file: abs, config: checked.config };
+  const warnings = checked.ignored.length ? { warnings: locateProblems(checked.ignored, doc, lines, abs) } : {};
+  return { ok: true, file: abs, config: checked.config, ...warnings };
 }
 
 /**
  * The part of a load after the YAML: env server defaults, schema (defaults filled, `canCoerce`
  * as in `validateSchema`), cross-reference checks, normalisation. `data` is interpolated and is
- * mutated into the config. Problems come back by path, before positions are known.
+ * mutated into the config. Problems come back by path, before positions are known. A config of a
+ * newer version than this gateway's has the fields it does not know removed first, each one in
+ * `ignored` (version.ts).
  */
 export function checkConfigData(
   data: unknown,
   env: Env,
   canCoerce: (segments: (string | number)[]) => boolean,
-): { ok: true; config: GatewayConfig } | { ok: false; problems: PathProblem[] } {
+): { ok: true; config: GatewayConfig; ignored: PathProblem[] } | { ok: false; problems: PathProblem[] } {
   const envProblems = isObject(data) ? applyEnvDefaults(data, env) : [];
+  const version = declaredVersion(data);
+  const ignored = version > CONFIG_VERSION ? dropUnknownFields(data, ignoredFieldMessage(version)) : [];
   const schemaProblems = [...envProblems, ...validateSchema(data, canCoerce)];
+  if (schemaProblems.length && version > CONFIG_VERSION) schemaProblems.push({ segments: ['version'], message: newerVersionRefusal(version) });
   if (schemaProblems.length) return { ok: false, problems: schemaProblems };
   const refProblems = checkReferences(data);
   if (refProblems.length) return { ok: false, problems: refProblems };
-  return { ok: true, config: normalizeConfig(data as Record<string, unknown>) };
+  return { ok: true, config: normalizeConfig(data as Record<string, unknown>), ignored };
 }
 
 /**

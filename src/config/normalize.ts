@@ -7,6 +7,7 @@ import type { GatewayConfig, PipelineEntry } from './types.ts';
 import { BUILTIN_STEPS, type RawPipelineEntry } from './checks.ts';
 import type { Env } from './interpolate.ts';
 import type { PathProblem } from './problems.ts';
+import { declaredVersion } from './version.ts';
 
 type Mutable = Record<string, unknown>;
 
@@ -30,6 +31,7 @@ export function applyEnvDefaults(data: Mutable, env: Env): PathProblem[] {
 /** Turns validated, defaulted data into the final `GatewayConfig`. Mutates and returns `data`. */
 export function normalizeConfig(data: Mutable): GatewayConfig {
   const config = data as unknown as GatewayConfig;
+  config.version = declaredVersion(data);
   for (const list of [config.providers, config.models, config.groups, config.keys, config.accounts]) {
     for (const item of list as { id: string; name?: string }[]) item.name ??= item.id;
   }

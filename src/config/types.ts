@@ -224,6 +224,8 @@ export interface RoutingConfig {
 }
 
 export interface GatewayConfig {
+  /** The config format version the file is written for (absent: CONFIG_VERSION; version.ts). */
+  version: number;
   server: {
     host: string;
     port: number;

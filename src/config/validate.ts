@@ -35,6 +35,29 @@ export function validateSchema(data: unknown, canCoerce: (segments: Segment[]) =
   return errors.flatMap(toProblem);
 }
 
+/**
+ * Removes from `data` every field the schema does not know, returning one problem (to be
+ * reported as a warning) per field removed: how a config of a newer version is read (version.ts).
+ * Repeated, because a removed field may have hidden another in its parent's checks. `message`
+ * words the warning.
+ */
+export function dropUnknownFields(data: unknown, message: string): PathProblem[] {
+  const dropped: PathProblem[] = [];
+  for (;;) {
+    if (validateGatewayConfig(data)) return dropped;
+    const unknown = (validateGatewayConfig.errors ?? []).filter((e) => e.keyword === 'additionalProperties');
+    if (!unknown.length) return dropped;
+    for (const e of unknown) {
+      const segments = pointerToSegments(e.instancePath);
+      const field = (e.params as { additionalProperty: string }).additionalProperty;
+      const parent = getAt(data, segments) as Record<string, unknown>;
+      if (!(field in parent)) continue;
+      delete parent[field];
+      dropped.push({ segments: [...segments, field], atKey: true, message });
+    }
+  }
+}
+
 function toProblem(e: ErrorObject): PathProblem[] {
   const segments = pointerToSegments(e.instancePath);
   const p = e.params as Record<string, unknown>;

@@ -96,7 +96,16 @@ async function importModule(specifier: string): Promise<Record<string, unknown>>
 const RUNNING_TYPESCRIPT = import.meta.url.endsWith('.ts');
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 let typescript: Promise<void> | undefined;
-const registerTypeScript = () => (typescript ??= import('tsx/esm/api').then(({ register }) => void register()));
+const registerTypeScript = () =>
+  (typescript ??= import('tsx/esm/api').then(
+    ({ register }) => void register(),
+    (error) => {
+      typescript = undefined;
+      if ((error as { code?: string })?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+      // The container image leaves tsx out unless built for TypeScript plugins (Dockerfile).
+      throw new Error('TypeScript plugins need tsx, which this installation leaves out: compile the plugin to .js or .mjs, or build the image with --build-arg TYPESCRIPT_PLUGINS=true');
+    },
+  ));
 
 function resolvedUrl(specifier: string): string {
   try {

@@ -1,5 +1,6 @@
 import * as api from '@opentelemetry/api';
-import { core, tracing as sdk } from '@opentelemetry/sdk-node';
+import * as core from '@opentelemetry/core';
+import * as sdk from '@opentelemetry/sdk-trace';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Endpoint } from './context.ts';
 import type { Attempt } from './outcome.ts';
@@ -32,7 +33,7 @@ const MAIN = target('main', 'primary');
 const CALL = {};
 
 const exporter = new sdk.InMemorySpanExporter();
-const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.SimpleSpanProcessor(exporter)] });
+const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.SimpleSpanProcessor({ exporter })] });
 const tracing = createTracing(api, provider.getTracer('test'), new core.W3CTraceContextPropagator());
 
 function context(endpoint: Endpoint, body: Record<string, unknown>, headers: Record<string, string> = {}, path = `/api/v1/${endpoint}`) {

@@ -27,6 +27,15 @@ describe('tracing set-up', () => {
     ]);
   });
 
+  it('stays off, with a warning, for the gRPC protocol: the image carries only the OTLP/HTTP exporters', async () => {
+    const { logger, lines } = spyLogger();
+    await initTracing(logger, '1.0.0', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(tracingModule.tracing).toBeNull();
+    expect(lines).toEqual([
+      ['warn', expect.stringMatching(/^tracing off: OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json \(this build carries no gRPC exporter/), { protocol: 'grpc' }],
+    ]);
+  });
+
   it('logs the endpoint without its credentials or query', () => {
     expect(loggableEndpoint('http://user:s3cr3t@collector:4318')).toBe('http://collector:4318');
     expect(loggableEndpoint('https://collector.example/otlp/v1/traces?token=s3cr3t')).toBe('https://collector.example/otlp/v1/traces');

@@ -17,7 +17,7 @@ import type { Tracing } from './context-types.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { createDiagLogger } from '../kernel/otel-diag.ts';
 import { createTracing } from './request-trace.ts';
-import { ATTR_SERVICE_VERSION } from '../kernel/semconv.ts';
+import { startTraceSdk, TRACE_PROTOCOLS } from '../kernel/otel-sdk.ts';
 
 export type { AttemptTrace, RequestTrace, StreamEnd, Tracing } from './context-types.ts';
 
@@ -48,33 +48,22 @@ export async function initTracing(logger: Logger, version: string, env: NodeJS.P
   const variable = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
   const endpoint = env[variable]!;
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
-  if (!usableEndpoint(endpoint, protocol)) {
+  if (!(TRACE_PROTOCOLS as readonly string[]).includes(protocol)) {
+    logger.warn(`tracing off: OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${TRACE_PROTOCOLS.join(', ')} (this build carries no gRPC exporter: a collector takes OTLP/HTTP on port 4318)`, { protocol });
+    return;
+  }
+  if (!usableEndpoint(endpoint)) {
     logger.warn(`tracing off: ${variable} must be an http:// or https:// URL`, { endpoint: loggableEndpoint(endpoint), protocol });
     return;
   }
-  const [api, { NodeSDK, core, resources }] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-node')]);
+  const [api, core] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/core')]);
   const named = env.OTEL_SERVICE_NAME || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-  const sdk = new NodeSDK({
-    ...(named ? {} : { serviceName: 'llm-gateway' }),
-    // The version here; OTEL_RESOURCE_ATTRIBUTES (the env detector) still overrides it.
-    resource: resources.defaultResource().merge(resources.resourceFromAttributes({ [ATTR_SERVICE_VERSION]: version })),
-    // The SDK's own list, plus service.instance.id (a UUID per process, so each worker is its own
-    // instance); ahead of the env detector, which may name one instead. OTEL_NODE_RESOURCE_DETECTORS wins.
-    ...(env.OTEL_NODE_RESOURCE_DETECTORS
-      ? {}
-      : { resourceDetectors: [resources.serviceInstanceIdDetector, resources.envDetector, resources.processDetector, resources.hostDetector] }),
-    // Traces only: metrics are Prometheus' (/metrics), logs are the JSON lines on stderr.
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [],
-    // Spans are parented explicitly: no AsyncLocalStorage context manager on every promise.
-    contextManager: null as unknown as Api.ContextManager,
-  });
-  // After the constructor, which installs a console logger when OTEL_LOG_LEVEL is set; before
-  // start(), whose exporter set-up reports the settings it cannot use.
+  // Before the set-up, which reports the settings it cannot use. Spans are parented explicitly: no
+  // AsyncLocalStorage context manager on every promise. Traces only: metrics are Prometheus'
+  // (/metrics), logs are the JSON lines on stderr.
   const level = core.diagLogLevelFromString(env.OTEL_LOG_LEVEL) ?? api.DiagLogLevel.WARN;
   api.diag.setLogger(createDiagLogger(logger), { logLevel: level, suppressOverrideMessage: true });
-  sdk.start();
+  const sdk = await startTraceSdk({ protocol, version, ...(named ? {} : { serviceName: 'llm-gateway' }) });
   shutdown = (timeoutMs) => stopWithin(sdk, timeoutMs, logger);
   // Upstreams get the trace context only: OTEL_PROPAGATORS also governs what the gateway reads
   // from clients, and its default (tracecontext,baggage) would hand the client's baggage, which
@@ -109,10 +98,9 @@ async function stopWithin(sdk: { shutdown(): Promise<void> }, timeoutMs: number,
 /**
  * Whether the trace exporter can send to `endpoint`. The HTTP exporters need an http(s) URL: a
  * bare `host:4318` parses as a URL of the scheme `host:`, and every span would be lost without a
- * word. The gRPC exporter takes `host:port` (and unix://) itself.
+ * word.
  */
-function usableEndpoint(endpoint: string, protocol: string): boolean {
-  if (protocol === 'grpc') return true;
+function usableEndpoint(endpoint: string): boolean {
   try {
     return /^https?:$/.test(new URL(endpoint).protocol);
   } catch {

@@ -6,7 +6,7 @@
  * The image itself is built and run by test/container (npm run test:container).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -207,6 +207,57 @@ describe('deploy/kubernetes', { timeout: 60_000 }, () => {
     expect(dockerfile).toMatch(/GATEWAY_DATA_DIR=\/var\/lib\/gateway/);
     expect(dockerfile).toMatch(/^USER 10001:10001$/m);
     expect(dockerfile).toMatch(/^ARG BASE_IMAGE=docker\.io\/library\/debian:trixie-slim$/m);
+    // Both stages on the one base argument (so a digest given there pins both), a health check, the OCI labels.
+    expect(dockerfile.match(/^FROM .*$/gm)).toEqual(['FROM ${BASE_IMAGE} AS build', 'FROM ${BASE_IMAGE}']);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "-e", ".*\/v1\/system\/health/m);
+    for (const label of ['title', 'description', 'version', 'revision', 'source', 'licenses']) {
+      expect(dockerfile, label).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${label}="[^"]*"`));
+    }
+  });
+});
+
+describe('deploy/kubernetes-roll-on-config (the overlay that rolls the pods on a config change)', { timeout: 60_000 }, () => {
+  const render = async (dir: string) => {
+    const { stdout } = await run('kubectl', ['kustomize', dir], { maxBuffer: 16 << 20 });
+    return parseAllDocuments(stdout).map((doc) => doc.toJS()) as Obj[];
+  };
+  const configMapOf = (objects: Obj[]) => {
+    const maps = objects.filter((o) => o.kind === 'ConfigMap');
+    expect(maps).toHaveLength(1);
+    return maps[0]!;
+  };
+  const mountedName = (objects: Obj[]) =>
+    objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name;
+
+  it("renders the base's objects, valid, with one hash-named ConfigMap that the pods mount, holding the base's sample", async () => {
+    const objects = await render('deploy/kubernetes-roll-on-config');
+    const base = await render('deploy/kubernetes');
+    expect(objects.map((o) => o.kind).sort()).toEqual(base.map((o) => o.kind).sort());
+    for (const obj of objects) expect(() => validateObject(obj), `${obj.kind} ${obj.metadata.name}`).not.toThrow();
+    const configMap = configMapOf(objects);
+    expect(configMap.metadata.name).toMatch(/^llm-gateway-config-rolled-[a-z0-9]{10}$/);
+    expect(mountedName(objects)).toBe(configMap.metadata.name);
+    // The base's sample below its own header comment.
+    const body = (text: string) => text.replace(/^(#.*\n)+/, '');
+    expect(body(configMap.data['gateway.yaml'])).toBe(body(await readFile('deploy/kubernetes/gateway.yaml', 'utf8')));
+    // The base's in-place ConfigMap keeps its fixed name (hot reload).
+    expect(mountedName(base)).toBe('llm-gateway-config');
+  });
+
+  it('an edit of gateway.yaml renames the ConfigMap, so the pod template changes and the Deployment rolls', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-k8s-roll-'));
+    try {
+      await cp('deploy', join(dir, 'deploy'), { recursive: true });
+      const overlay = join(dir, 'deploy/kubernetes-roll-on-config');
+      const before = mountedName(await render(overlay));
+      const file = join(overlay, 'gateway.yaml');
+      await writeFile(file, `${await readFile(file, 'utf8')}\n# an edit\n`);
+      const after = await render(overlay);
+      expect(mountedName(after)).not.toBe(before);
+      expect(configMapOf(after).metadata.name).toBe(mountedName(after));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -287,26 +338,48 @@ describe('deploy/overlays/monitoring: the base with the monitoring component', {
 });
 
 describe('compose.yaml', () => {
-  it('runs two gateway replicas on one Redis and one PostgreSQL, read-only, with the config mounted read-only', async () => {
-    const compose = parse(await readFile('compose.yaml', 'utf8'));
-    const { gateway, redis, postgres } = compose.services;
+  const services = async () => parse(await readFile('compose.yaml', 'utf8'), { merge: true }).services;
+
+  it('runs two gateway replicas on one Redis, one PostgreSQL and the mock upstream, read-only, with the config mounted read-only', async () => {
+    const { 'gateway-1': first, 'gateway-2': second, redis, postgres, 'mock-upstream': mock } = await services();
     expect(redis.image).toMatch(/redis/);
     // Persistent: counters and OAuth state survive a Redis restart.
     expect(redis.command.join(' ')).toMatch(/--appendonly yes/);
     expect(redis.volumes).toEqual([expect.stringMatching(/:\/data$/)]);
     expect(postgres.image).toMatch(/postgres/);
-    expect(gateway.deploy.replicas).toBe(2);
+    // Two replicas, each with its own host port, and otherwise alike.
+    expect([first.ports, second.ports]).toEqual([['8080:8080'], ['8081:8080']]);
+    expect({ ...first, ports: undefined }).toEqual({ ...second, ports: undefined });
+    const gateway = first;
     expect(gateway.read_only).toBe(true);
     expect(gateway.environment.REDIS_URL).toMatch(/^redis:\/\/redis:6379/);
     expect(gateway.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+    expect(gateway.environment.MOCK_UPSTREAM_URL).toContain('http://mock-upstream:9999/v1');
     expect(gateway.volumes.some((v: string) => v.endsWith(':/etc/gateway/gateway.yaml:ro'))).toBe(true);
-    expect(Object.keys(gateway.depends_on).sort()).toEqual(['postgres', 'redis']);
+    expect(Object.keys(gateway.depends_on).sort()).toEqual(['mock-upstream', 'postgres', 'redis']);
     // Replicas share the OAuth keys through Redis, sealed under the master key: both are set.
     expect(gateway.environment.GATEWAY_MASTER_KEY).toBeTruthy();
+    // The mock upstream: the repository's, run by the image's tsx (built in with TYPESCRIPT_PLUGINS).
+    expect(mock.build.args.TYPESCRIPT_PLUGINS).toBe('true');
+    expect(mock.volumes).toEqual(['./test/mock-upstream:/app/mock-upstream:ro']);
+    expect(mock.entrypoint).toEqual(['node', '/app/node_modules/tsx/dist/cli.mjs', '/app/mock-upstream/main.ts']);
+    await expect(readFile('node_modules/tsx/dist/cli.mjs')).resolves.toBeTruthy();
+  });
+
+  it('uses only what Docker Compose and podman-compose both run, with the images pinned by digest', async () => {
+    const text = (await readFile('compose.yaml', 'utf8')).replace(/#.*$/gm, '');
+    // podman 4 knows no host-gateway, podman-compose 1.0 maps no replicas onto a port range.
+    expect(text).not.toMatch(/host-gateway|extra_hosts|replicas/);
+    for (const [name, service] of Object.entries<any>(await services())) {
+      if (!service.build) expect(service.image, name).toMatch(/^docker\.io\/library\/[a-z]+:[\w.-]+@sha256:[0-9a-f]{64}$/);
+      // podman-compose 1.0 quotes a CMD list into one word: CMD-SHELL or NONE only.
+      const check = service.healthcheck?.test;
+      if (check) expect(['CMD-SHELL', 'NONE'], name).toContain(check[0]);
+    }
   });
 
   it('a SIGTERM ends within stop_grace_period, with margin: every shutdown deadline of the gateway', async () => {
-    const { gateway } = parse(await readFile('compose.yaml', 'utf8')).services;
+    const { 'gateway-1': gateway } = await services();
     const grace = /^(\d+)s$/.exec(gateway.stop_grace_period);
     expect(grace, 'stop_grace_period in seconds').not.toBeNull();
     expect(shutdownSeconds(gateway.environment) + MARGIN_SECONDS).toBeLessThanOrEqual(Number(grace![1]));

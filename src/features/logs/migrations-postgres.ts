@@ -1,6 +1,6 @@
 /**
  * PostgreSQL schema, as ordered migrations (same tables as SQLite; costs are exact NUMERIC).
- * Append new entries; never edit an applied one.
+ * Append new entries; never edit an applied one; keep them additive (schema-compat.ts).
  */
 import type { Migration } from './migrations-sqlite.ts';
 

@@ -1,12 +1,19 @@
 /**
  * SQLite schema, as ordered migrations. Append new entries; never edit an applied one (its
- * version is recorded in `schema_migrations`).
+ * version is recorded in `schema_migrations`). Keep them additive (schema-compat.ts): a new column
+ * is nullable or has a default, so the previous release still runs on the schema.
  */
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Only for a migration that is NOT additive (schema-compat.ts): the oldest schema version a
+   * gateway must know to use the database after it, usually this migration's own. Older gateways
+   * then refuse to start on the database instead of failing on it.
+   */
+  minReader?: number;
 }
 
 export const sqliteMigrations: Migration[] = [

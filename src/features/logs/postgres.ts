@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
+import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BUCKET_MS } from './types.ts';
 import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
@@ -91,13 +92,18 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
         await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
         if (schema) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         await query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-        const { rows } = await query('SELECT version FROM schema_migrations');
+          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL, min_reader INTEGER)`);
+        // A table made before min_reader existed (schema-compat.ts) gets it.
+        await query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS min_reader INTEGER');
+        const { rows } = await query('SELECT version, min_reader FROM schema_migrations');
+        assertUsableSchema(rows as AppliedMigration[], postgresMigrations, `the PostgreSQL call log${schema ? ` (schema ${schema})` : ''}`);
         const applied = new Set(rows.map((r) => Number(r.version)));
         for (const m of postgresMigrations) {
           if (applied.has(m.version)) continue;
           await query(m.sql);
-          await query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          await query('INSERT INTO schema_migrations (version, name, applied_at, min_reader) VALUES ($1, $2, $3, $4)', [
+            m.version, m.name, Date.now(), m.minReader ?? null,
+          ]);
         }
       });
     },

@@ -12,6 +12,7 @@ import { fromScaled, toNano } from '../../kernel/decimal.ts';
 import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
+import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
@@ -55,11 +56,18 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
     async migrate() {
       db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-      const applied = new Set(
-        db.prepare('SELECT version FROM schema_migrations').all().map((r) => (r as { version: number }).version),
-      );
-      const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL, min_reader INTEGER)`);
+      // A table made before min_reader existed (schema-compat.ts) gets it, once, under the write lock.
+      const hasMinReader = db.prepare("SELECT 1 FROM pragma_table_info('schema_migrations') WHERE name = 'min_reader'");
+      if (!hasMinReader.get()) {
+        db.transaction(() => {
+          if (!hasMinReader.get()) db.exec('ALTER TABLE schema_migrations ADD COLUMN min_reader INTEGER');
+        }).immediate();
+      }
+      const rows = db.prepare('SELECT version, min_reader FROM schema_migrations').all() as AppliedMigration[];
+      assertUsableSchema(rows, sqliteMigrations, `the SQLite call log (${file})`);
+      const applied = new Set(rows.map((r) => r.version));
+      const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at, min_reader) VALUES (?, ?, ?, ?)');
       const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
       for (const m of sqliteMigrations) {
         if (applied.has(m.version)) continue;
@@ -68,7 +76,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
         db.transaction(() => {
           if (done.get(m.version)) return;
           db.exec(m.sql);
-          record.run(m.version, m.name, Date.now());
+          record.run(m.version, m.name, Date.now(), m.minReader ?? null);
         }).immediate();
       }
       stmts = prepare(db);

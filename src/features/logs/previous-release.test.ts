@@ -1,0 +1,121 @@
+/**
+ * Version N-1 on schema N: the call-log code of the release before the newest migration (taken
+ * from git: the parent of the commit that added it, or HEAD while it is not committed yet) runs
+ * on a database this code migrated, on SQLite and PostgreSQL: it starts (its migrate() finds a
+ * newer schema and leaves it), inserts, lists, reads and sums; and both versions read each other's
+ * rows, as a rolling upgrade or a rollback has them share one database. Nothing to maintain: a new
+ * additive migration is tested against the code before it by itself.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteMigrations } from './migrations-sqlite.ts';
+import { createPostgresLogStore } from './postgres.ts';
+import { knownVersion } from './schema-compat.ts';
+import { createSqliteLogStore } from './sqlite.ts';
+import { makeRecord } from './test-records.ts';
+import type { LogStore } from './types.ts';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../../..');
+const MIGRATIONS_FILE = 'src/features/logs/migrations-sqlite.ts';
+const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const N = knownVersion(sqliteMigrations);
+
+interface PreviousStores {
+  createSqliteLogStore: typeof createSqliteLogStore;
+  createPostgresLogStore: typeof createPostgresLogStore;
+}
+
+let previous: PreviousStores;
+let previousDir: string;
+let dataDir: string;
+let revision: string;
+
+/** The commit whose code knows schema N-1: before the one that added migration N. */
+async function previousRevision(): Promise<string> {
+  const git = (args: string[]) => run('git', args, { cwd: ROOT }).then((r) => r.stdout.trim());
+  if (!(await git(['rev-parse', '--is-inside-work-tree']).catch(() => ''))) throw new Error('this test reads the previous release from git: run it in a clone');
+  if ((await git(['rev-parse', '--is-shallow-repository'])) === 'true') throw new Error('a shallow clone holds no previous release: fetch the history (fetch-depth: 0)');
+  const added = (await git(['log', '--format=%H', '--reverse', '-S', `version: ${N},`, '--', MIGRATIONS_FILE])).split('\n')[0];
+  return added ? `${added}^` : 'HEAD';
+}
+
+beforeAll(async () => {
+  revision = await previousRevision();
+  previousDir = await mkdtemp(join(tmpdir(), 'gw-previous-release-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'gw-previous-data-'));
+  await run('sh', ['-c', `git archive "$1" src | tar -x -C "$2"`, 'sh', revision, previousDir], { cwd: ROOT, maxBuffer: 64 << 20 });
+  await symlink(join(ROOT, 'node_modules'), join(previousDir, 'node_modules'));
+  const { sqliteMigrations: theirs } = await import(join(previousDir, MIGRATIONS_FILE));
+  // The test means something only if that code really is one schema version behind.
+  expect(knownVersion(theirs), `the call-log code at ${revision}`).toBe(N - 1);
+  previous = {
+    ...(await import(join(previousDir, 'src/features/logs/sqlite.ts'))),
+    ...(await import(join(previousDir, 'src/features/logs/postgres.ts'))),
+  };
+}, 60_000);
+
+afterAll(async () => {
+  if (previousDir) await rm(previousDir, { recursive: true, force: true });
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const T = Date.parse('2024-03-01T00:00:00Z');
+
+/** The current store migrates to N and writes a row; the previous one starts on it and works; each reads the other's rows. */
+async function sharedDatabase(current: LogStore, older: LogStore) {
+  await current.migrate();
+  await current.insertBatch([makeRecord({ id: 'from-n', created_at: T, request_tokens: 5, input_cost: '0.5' })]);
+  await older.migrate();
+  await older.insertBatch([makeRecord({ id: 'from-n-1', created_at: T + 1, request_tokens: 7, input_cost: '0.25' })]);
+  // A replayed batch is still ignored by the older code.
+  await older.insertBatch([makeRecord({ id: 'from-n', created_at: T, request_tokens: 5, input_cost: '0.5' })]);
+
+  for (const store of [older, current]) {
+    const page = await store.list({}, 1, 10);
+    expect(page.total).toBe(2);
+    expect(page.items.map((r) => r.id)).toEqual(['from-n-1', 'from-n']);
+    expect((await store.get('from-n'))?.request_tokens).toBe(5);
+    expect((await store.get('from-n-1'))?.request_tokens).toBe(7);
+    const [sum] = await store.rollup(T - 60_000, T + 60_000, {}, 'model');
+    expect(sum).toMatchObject({ request_count: 2, prompt_tokens: 12 });
+  }
+  // What the newest columns default to in a row the older code wrote.
+  expect(await current.get('from-n-1')).toMatchObject({ sanitized: false, cache_similarity: null });
+}
+
+describe(`the previous release's call-log code on a schema migrated by this one (${N - 1} on ${N})`, () => {
+  it('SQLite', async () => {
+    const file = join(dataDir, 'shared.db');
+    const current = createSqliteLogStore({ file });
+    const older = previous.createSqliteLogStore({ file });
+    try {
+      await sharedDatabase(current, older);
+    } finally {
+      await older.close();
+      await current.close();
+    }
+  });
+
+  it('PostgreSQL', async () => {
+    const schema = `gw_previous_test_${randomBytes(6).toString('hex')}`;
+    const current = await createPostgresLogStore({ connectionString: url, schema });
+    const older = await previous.createPostgresLogStore({ connectionString: url, schema });
+    try {
+      await sharedDatabase(current, older);
+    } finally {
+      await older.close();
+      await current.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
+  });
+});
