@@ -42,8 +42,10 @@ async function previousRevision(): Promise<string> {
   const git = (args: string[]) => run('git', args, { cwd: ROOT }).then((r) => r.stdout.trim());
   if (!(await git(['rev-parse', '--is-inside-work-tree']).catch(() => ''))) throw new Error('this test reads the previous release from git: run it in a clone');
   if ((await git(['rev-parse', '--is-shallow-repository'])) === 'true') throw new Error('a shallow clone holds no previous release: fetch the history (fetch-depth: 0)');
-  const added = (await git(['log', '--format=%H', '--reverse', '-S', `version: ${N},`, '--', MIGRATIONS_FILE])).split('\n')[0];
-  return added ? `${added}^` : 'HEAD';
+  // Along main only, merges diffed against their first parent: a migration that came in with a
+  // merge (renumbered there, or written on a branch) is added by that merge as far as main knows.
+  const added = (await git(['log', '--first-parent', '-m', '--format=%H', '--reverse', '-S', `version: ${N},`, '--', MIGRATIONS_FILE])).split('\n')[0];
+  return added ? `${added}^1` : 'HEAD';
 }
 
 beforeAll(async () => {
