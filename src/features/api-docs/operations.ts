@@ -109,6 +109,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc | Expansion>> = {
     query: [...STATISTICS, ['format', 'csv (default) or json.', { enum: ['csv', 'json'] }], ['type', 'usage (default) or cost.', { enum: ['usage', 'cost'] }]],
     produces: 'text/csv',
   },
+  'GET /v1/statistics/breakdown': {
+    tag: 'Statistics',
+    summary: 'Requests, errors, tokens, cost and latency percentiles per model, provider, key, account or group',
+    description: 'Reads the log rows of the range (up to 50,000 calls, newest first; past that `truncated: true`).',
+    query: [...STATISTICS.filter(([name]) => name !== 'group_by'), ['by', 'model (default), provider, key, account or group.', { enum: ['model', 'provider', 'key', 'account', 'group'] }]],
+  },
   // The caller's account
   'GET /v1/settings': { tag: 'Settings', summary: "The caller's settings" },
   'PUT /v1/settings': { tag: 'Settings', summary: "Change the caller's settings (fields merge)", body: 'settings' },
@@ -120,11 +126,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc | Expansion>> = {
   'POST /v1/security/two-factor/disable': { tag: 'Security', summary: 'Turn two-factor sign-in off' },
   'PUT /v1/security/login-alerts': { tag: 'Security', summary: 'Turn login alerts on or off' },
   'DELETE /v1/security/trusted-devices/:id': { tag: 'Security', summary: 'Forget a trusted device' },
+  'POST /v1/admin/users/:id/two-factor/reset': { tag: 'Security', summary: "Turn a member's two-factor sign-in off (a lost phone; admin)" },
   // Admin
   ...adminResource('/v1/admin/providers', 'provider', 'provider'),
   ...adminResource('/v1/admin/models', 'model', 'model'),
   ...adminResource('/v1/admin/groups', 'group', 'group'),
   ...adminResource('/v1/admin/users', 'user', 'account'),
+  ...adminResource('/v1/admin/guardrails', 'guardrail', 'guardrail'),
+  'POST /v1/admin/providers/:id/test': {
+    tag: 'Admin',
+    summary: 'Test a provider with one tiny chat call (no breaker, quota or call log trace)',
+    description: 'The optional body `{"model": "..."}` names the upstream model to ask; by default the provider\'s first.',
+  },
+  'GET /v1/admin/providers/:id/health': { tag: 'Admin', summary: "A provider's health: breaker state and recent failed calls" },
   // System
   'GET /v1/system/health': { tag: 'System', summary: 'Health of the gateway and its components (200 while it serves)' },
   'GET /v1/system/status': { tag: 'System', summary: 'Version, uptime, the last reload and whether changes are written back' },
@@ -155,6 +169,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc | Expansion>> = {
   'GET /console/config.json': { tag: 'Console', summary: 'What the sign-in page needs before sign-in (client id, SSO)' },
   'GET /console/sso/callback': { tag: 'Console', summary: "Return from the company's SSO provider", produces: 'text/html' },
   'GET /console/sso/:uid': { tag: 'Console', summary: "Start a sign-in through the company's SSO provider", produces: 'text/html' },
+  'POST /console/session': { tag: 'Console', summary: 'Start the console session from a sign-in access token (an HttpOnly cookie; needs `X-Gateway-Console: 1`)', status: 204 },
+  'POST /console/session/token': { tag: 'Console', summary: "A short-lived access token for the session's grant (needs `X-Gateway-Console: 1`)" },
+  'DELETE /console/session': { tag: 'Console', summary: 'Sign out: end the session and revoke its grant (needs `X-Gateway-Console: 1`)', status: 204 },
   'GET /console': { tag: 'Console', summary: 'The web console', produces: 'text/html' },
   'GET /console/**': { expands: [{ method: 'GET', path: '/console/{page}', tag: 'Console', summary: 'A console page or one of its assets', produces: 'text/html' }] },
 };
