@@ -4,7 +4,7 @@
  * pages and back), brings them back. Saving or cancelling the form forgets its draft. Secrets
  * (passwords, upstream keys) are never written: the form leaves them out of what it keeps.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { currentAccount } from './auth.ts';
 
 const PREFIX = 'gw-console-draft:';
@@ -48,12 +48,9 @@ export function draftsUnder(prefix: string): string[] {
 export function useDraft<T extends object>(form: string, initial: T, keep: (values: T) => Partial<T> = (v) => v): [T, (next: T) => void, () => void, boolean] {
   const restored = useRef(readDraft<Partial<T>>(form));
   const [values, setValues] = useState<T>(() => ({ ...initial, ...(restored.current ?? {}) }));
-  const changed = useRef(false);
-  useEffect(() => {
-    if (changed.current) writeDraft(form, keep(values));
-  }, [values]);
+  // Written at once, not in an effect: a reload right after a keystroke must find it.
   const update = (next: T) => {
-    changed.current = true;
+    writeDraft(form, keep(next));
     setValues(next);
   };
   return [values, update, () => forgetDraft(form), restored.current !== null];
