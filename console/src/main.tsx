@@ -7,6 +7,7 @@ import { Layout } from './components/layout.tsx';
 import { SessionEnded, type Ended } from './components/session-ended.tsx';
 import { Alert, Loading } from './components/ui.tsx';
 import { PAGES } from './pages.ts';
+import { GuardrailsPage } from './pages/guardrails.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { LogDetailPage, LogsPage } from './pages/logs.tsx';
 import { OverviewPage } from './pages/overview.tsx';
@@ -143,6 +144,8 @@ function pageContent(page: string, id: string | undefined) {
       return <ResourcePage kind={page} key={page} />;
     case 'playground':
       return <PlaygroundPage />;
+    case 'guardrails':
+      return <GuardrailsPage />;
     case 'settings':
       return <SettingsPage />;
     case 'security':

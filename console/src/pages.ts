@@ -14,6 +14,7 @@ export const PAGES: PageInfo[] = [
   { name: 'models', title: 'Models', adminOnly: true },
   { name: 'groups', title: 'Groups', adminOnly: true },
   { name: 'users', title: 'Users', adminOnly: true },
+  { name: 'guardrails', title: 'Guardrails', adminOnly: true },
   { name: 'settings', title: 'Settings', adminOnly: false },
   { name: 'security', title: 'Security', adminOnly: false },
 ];

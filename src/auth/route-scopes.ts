@@ -64,6 +64,7 @@ export const ROUTE_SCOPES: ReadonlyMap<string, PlatformScope> = new Map<string, 
   ['POST /v1/security/send-code', 'write:user'],
   ['POST /v1/security/verify', 'write:user'],
   ['POST /v1/security/two-factor/disable', 'write:user'],
+  ['POST /v1/security/recovery-codes', 'write:user'],
   ['PUT /v1/security/login-alerts', 'write:user'],
   ['DELETE /v1/security/trusted-devices/:id', 'write:user'],
   // Admin (the admin role as well)

@@ -22,6 +22,11 @@ export interface OAuthPageTexts {
   secondFactorIntro: string;
   authenticatorCode: string;
   verify: string;
+  /** The second-factor page's other way through: a recovery code, when the authenticator is lost. */
+  recoveryTitle: string;
+  recoveryIntro: string;
+  recoveryCode: string;
+  useRecoveryCode: string;
   /** The field for the one-time code mailed past a locked sign-in form, and the button asking for it. */
   signInCode: string;
   emailSignInCode: string;
@@ -52,6 +57,7 @@ export interface OAuthPageTexts {
     accountGone: string;
     wrongSecondFactor: string;
     tooManySecondFactor: string;
+    wrongRecoveryCode: string;
     ssoNotConfigured: string;
     ssoExpired: string;
     ssoSessionMismatch: string;
@@ -81,6 +87,10 @@ const en: OAuthPageTexts = {
   secondFactorIntro: 'Enter the code of your authenticator app to continue to {client}.',
   authenticatorCode: 'Authentication code',
   verify: 'Verify',
+  recoveryTitle: 'Lost your authenticator?',
+  recoveryIntro: 'Enter one of the recovery codes you saved when you set up two-factor authentication. Each code works once.',
+  recoveryCode: 'Recovery code',
+  useRecoveryCode: 'Use the recovery code',
   signInCode: 'Sign-in code from your email',
   emailSignInCode: 'Email me a sign-in code',
   signInCodeSent: 'If this email has an account, a sign-in code is on its way. Enter it with your password.',
@@ -110,6 +120,7 @@ const en: OAuthPageTexts = {
     accountGone: 'This account no longer exists.',
     wrongSecondFactor: 'Wrong code. Enter the current code of your authenticator app.',
     tooManySecondFactor: 'Too many wrong two-factor codes. Wait and try again.',
+    wrongRecoveryCode: 'That recovery code is wrong or was already used.',
     ssoNotConfigured: 'Single sign-on is not configured on this gateway.',
     ssoExpired: 'This sign-in has expired or is unknown. Start again from the console.',
     ssoSessionMismatch: 'This sign-in request does not match your browser session. Start again from the console.',
@@ -139,6 +150,10 @@ const zh: OAuthPageTexts = {
   secondFactorIntro: '请输入身份验证器应用中的验证码，以继续使用 {client}。',
   authenticatorCode: '身份验证码',
   verify: '验证',
+  recoveryTitle: '身份验证器丢失？',
+  recoveryIntro: '请输入您在启用双重验证时保存的恢复码之一。每个恢复码只能使用一次。',
+  recoveryCode: '恢复码',
+  useRecoveryCode: '使用恢复码',
   signInCode: '邮件中的登录码',
   emailSignInCode: '通过邮件发送登录码',
   signInCodeSent: '如果此邮箱有对应的账户，登录码已发出。请将其与密码一起输入。',
@@ -172,6 +187,7 @@ const zh: OAuthPageTexts = {
     accountGone: '此账户已不存在。',
     wrongSecondFactor: '验证码错误。请输入身份验证器应用中的当前验证码。',
     tooManySecondFactor: '双重验证码错误次数过多，请稍后再试。',
+    wrongRecoveryCode: '恢复码错误或已被使用。',
     ssoNotConfigured: '此网关未配置单点登录。',
     ssoExpired: '此登录请求已过期或不存在，请从控制台重新开始。',
     ssoSessionMismatch: '此登录请求与您的浏览器会话不符，请从控制台重新开始。',

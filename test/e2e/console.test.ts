@@ -143,7 +143,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await check(admin, '01-sign-in');
     await signInWithPassword(admin, ROOT);
     await expect.poll(() => admin.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
-      'Overview', 'API keys', 'Logs', 'Playground', 'Providers', 'Models', 'Groups', 'Users', 'Settings', 'Security',
+      'Overview', 'API keys', 'Logs', 'Playground', 'Providers', 'Models', 'Groups', 'Users', 'Guardrails', 'Settings', 'Security',
     ]);
   });
 

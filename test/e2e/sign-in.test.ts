@@ -183,6 +183,59 @@ describe('second factor at sign-in and trusted devices', () => {
   });
 });
 
+describe('recovery codes', () => {
+  it('are generated with two-factor on only, let a lost authenticator sign in once per code, and count against the code lock', async () => {
+    expect((await api('POST', '/v1/security/recovery-codes', CAROL_KEY)).body.error).toMatchObject({ code: 'two_factor_disabled' });
+    const enrol = await api('POST', '/v1/security/send-code', CAROL_KEY, { type: 'totp' });
+    const nextCode = authenticator(enrol.body.otpauth_url);
+    expect((await api('POST', '/v1/security/verify', CAROL_KEY, { type: 'totp', code: nextCode() })).body.verified).toBe(true);
+    try {
+      expect((await api('GET', '/v1/security/status', CAROL_KEY)).body.recovery_codes_remaining).toBe(0);
+      const generated = await api('POST', '/v1/security/recovery-codes', CAROL_KEY);
+      expect(generated.status).toBe(200);
+      const codes = generated.body.codes as string[];
+      expect(codes).toHaveLength(10);
+      expect((await api('GET', '/v1/security/status', CAROL_KEY)).body.recovery_codes_remaining).toBe(10);
+
+      // The second-factor page offers the recovery code; one signs in (and trusts the browser).
+      const browser = browserAt();
+      const form = await openForm(browser);
+      const asked = await login(browser, form, CAROL);
+      expect(asked.body).toContain('value="recovery-code"');
+      expect(asked.body).toContain('Recovery code');
+      const used = await submit(browser, form, { action: 'recovery-code', recovery_code: codes[0]!.toUpperCase() });
+      expect(used.callback?.searchParams.get('code')).toBeTruthy();
+      expect((await api('GET', '/v1/security/status', CAROL_KEY)).body.recovery_codes_remaining).toBe(9);
+
+      // The same code from another browser: refused, and the page says why.
+      const other = browserAt();
+      const otherForm = await openForm(other);
+      await login(other, otherForm, CAROL);
+      const again = await submit(other, otherForm, { action: 'recovery-code', recovery_code: codes[0]! });
+      expect(again.status).toBe(401);
+      expect(again.body).toContain('That recovery code is wrong or was already used.');
+
+      // A new set voids the old one, unused codes included.
+      const renewed = (await api('POST', '/v1/security/recovery-codes', CAROL_KEY)).body.codes as string[];
+      expect(renewed.some((code) => codes.includes(code))).toBe(false);
+      expect((await submit(other, otherForm, { action: 'recovery-code', recovery_code: codes[1]! })).status).toBe(401);
+      expect((await api('GET', '/v1/security/status', CAROL_KEY)).body.recovery_codes_remaining).toBe(10);
+
+      // Wrong recovery codes and wrong authenticator codes share the lock: 5 wrong ones (two above), then 429 even for a right code.
+      expect((await submit(other, otherForm, { action: 'second-factor', code: '000000' })).status).toBe(401);
+      for (let i = 0; i < 2; i++) expect((await submit(other, otherForm, { action: 'recovery-code', recovery_code: 'abcde-fghjk' })).status).toBe(401);
+      const locked = await submit(other, otherForm, { action: 'recovery-code', recovery_code: renewed[0]! });
+      expect(locked.status).toBe(429);
+      expect(locked.body).toContain('Too many wrong two-factor codes');
+      expect((await api('GET', '/v1/security/status', CAROL_KEY)).body.recovery_codes_remaining).toBe(10);
+    } finally {
+      // Also lifts the lock the last step set.
+      await security.resetTwoFactor('carol');
+    }
+    expect((await api('GET', '/v1/security/status', CAROL_KEY)).body).toMatchObject({ two_factor_enabled: false, recovery_codes_remaining: 0 });
+  });
+});
+
 // The hash bound needs real hashes (dora's, ~0.4 s idle, seconds on a loaded machine).
 describe('brute force on the sign-in form', { timeout: 120_000 }, () => {
   it('limits failures per address: one address cannot try many emails, and is then refused before any hash', async () => {

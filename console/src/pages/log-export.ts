@@ -51,9 +51,9 @@ export async function allMatching(path: string, query: Record<string, string | u
   return { items, more: true };
 }
 
-export function saveFile(text: string, name: string): void {
+export function saveFile(text: string, name: string, type = 'text/csv'): void {
   const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  link.href = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
   link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);

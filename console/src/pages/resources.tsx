@@ -3,7 +3,8 @@
  * edit (a partial PUT of the fields that changed) and delete, with the API's validation message
  * shown beside the field its `param` names.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { draftsUnder, forgetDraft, useDraft } from '../draft.ts';
 import { api, ApiError, type List } from '../api.ts';
 import type { ComponentChildren } from 'preact';
 import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField, type RowAction } from '../components/ui.tsx';
@@ -15,11 +16,16 @@ import { changedBody, createBody, textOf, valueAt } from './resource-values.ts';
 
 export type Item = Record<string, unknown> & { id: string };
 
-function ItemForm(props: { spec: ResourceSpec; item?: Item; onSaved(item: Item): void; onCancel(): void }) {
+/** The draft (draft.ts) of a resource's form: `resource:<kind>:<id>`, or `:new` for a create. */
+export const draftName = (kind: string, id?: string) => `resource:${kind}:${id ?? 'new'}`;
+
+function ItemForm(props: { kind: string; spec: ResourceSpec; item?: Item; onSaved(item: Item): void; onCancel(): void }) {
   const { spec, item } = props;
   const fields = spec.fields.filter((f) => !(item && f.createOnly));
   const initial = Object.fromEntries(fields.map((f) => [f.name, textOf(f, valueAt(item, f.name)) || (f.kind === 'select' && !item ? f.options![0]! : '')]));
-  const [values, setValues] = useState<Record<string, string>>(initial);
+  // Secrets (an upstream key, a password) stay out of the stored draft.
+  const keep = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).filter(([name]) => !fields.some((f) => f.name === name && f.kind === 'secret')));
+  const [values, setValues, forget] = useDraft<Record<string, string>>(draftName(props.kind, item?.id), initial, keep);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -31,7 +37,9 @@ function ItemForm(props: { spec: ResourceSpec; item?: Item; onSaved(item: Item):
     setError(null);
     try {
       const path = item ? `${spec.path}/${encodeURIComponent(item.id)}` : spec.path;
-      props.onSaved(item ? await api.put<Item>(path, body) : await api.post<Item>(path, body));
+      const saved = item ? await api.put<Item>(path, body) : await api.post<Item>(path, body);
+      forget();
+      props.onSaved(saved);
     } catch (e) {
       setError(e as ApiError);
     } finally {
@@ -110,6 +118,24 @@ export function ResourcePage(props: { kind: string; extras?: ResourceExtras }) {
   const items = useLoad(() => api.get<List<Item>>(spec.path), [spec.path]);
   const [editing, setEditing] = useState<Item | 'new' | null>(null);
   const [notice, setNotice] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  // Once the list is in: a form left with unsaved edits (a reload, a new sign-in) opens again.
+  const reopened = useRef(false);
+  useEffect(() => {
+    if (!items.data || reopened.current) return;
+    reopened.current = true;
+    const form = draftsUnder(draftName(props.kind, '')).map((name) => name.slice(draftName(props.kind, '').length))[0];
+    if (form === 'new') setEditing('new');
+    else if (form) {
+      const item = items.data.data.find((i) => i.id === form);
+      if (item) setEditing(item);
+      else forgetDraft(draftName(props.kind, form));
+    }
+  }, [items.data]);
+  /** Closing the dialog without saving (Cancel, ×, Escape) drops its draft. */
+  const cancel = () => {
+    if (editing) forgetDraft(draftName(props.kind, editing === 'new' ? undefined : editing.id));
+    setEditing(null);
+  };
 
   const remove = async (item: Item) => {
     if (!confirm(`Delete ${spec.singular} "${String(item.name ?? item.email ?? item.id)}"?`)) return;
@@ -199,11 +225,12 @@ export function ResourcePage(props: { kind: string; extras?: ResourceExtras }) {
           </div>
         )}
         {editing && (
-          <Dialog title={editing === 'new' ? `Create a ${spec.singular}` : `Edit ${spec.singular} ${editing.id}`} onClose={() => setEditing(null)}>
+          <Dialog title={editing === 'new' ? `Create a ${spec.singular}` : `Edit ${spec.singular} ${editing.id}`} onClose={cancel}>
             <ItemForm
+              kind={props.kind}
               spec={spec}
               item={editing === 'new' ? undefined : editing}
-              onCancel={() => setEditing(null)}
+              onCancel={cancel}
               onSaved={(saved) => {
                 setEditing(null);
                 setNotice({ kind: 'success', text: `Saved ${spec.singular} ${saved.id}.` });

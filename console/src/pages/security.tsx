@@ -1,7 +1,8 @@
 /**
  * Account security: what is verified, email and phone verification by code, two-factor
- * authentication with an authenticator app (the otpauth URL drawn as a QR code, in the browser)
- * and turning it off with a code, login alerts, and the trusted devices that skip the second factor.
+ * authentication with an authenticator app (the otpauth URL drawn as a QR code, in the browser),
+ * its recovery codes (recovery-codes.tsx) and turning it off with a code, login alerts, and the
+ * trusted devices that skip the second factor.
  */
 import { renderSVG } from 'uqr';
 import { useState } from 'preact/hooks';
@@ -9,6 +10,7 @@ import { api, ApiError } from '../api.ts';
 import { Alert, errorFor, Field, Loading } from '../components/ui.tsx';
 import { formatDateTime } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { RecoveryCodes } from './recovery-codes.tsx';
 
 interface SecurityStatus {
   email_verified: boolean;
@@ -17,12 +19,13 @@ interface SecurityStatus {
   two_factor_method: string | null;
   login_alerts_enabled: boolean;
   trusted_devices: Array<{ id: string; name: string; last_used: string }>;
+  recovery_codes_remaining: number;
 }
 
 type CodeType = 'email' | 'sms' | 'totp';
 
 /** Send a code (or start TOTP enrolment), then verify what the user types. */
-function Verification(props: { type: CodeType; title: string; recipientLabel?: string; done: boolean; onVerified(): void }) {
+function Verification(props: { type: CodeType; title: string; recipientLabel?: string; done: boolean; onVerified(): void; recoveryCodes?: number }) {
   const [recipient, setRecipient] = useState('');
   const [sent, setSent] = useState<{ otpauth_url?: string; secret?: string } | null>(null);
   const [code, setCode] = useState('');
@@ -91,7 +94,12 @@ function Verification(props: { type: CodeType; title: string; recipientLabel?: s
       )}
       {error && !errorFor('recipient', error) && !errorFor('code', error) && <Alert kind="error">{error.message}</Alert>}
       {message && <Alert kind="info">{message}</Alert>}
-      {props.type === 'totp' && props.done && !sent && <TurnOff onDone={props.onVerified} />}
+      {props.type === 'totp' && props.done && !sent && (
+        <>
+          <RecoveryCodes remaining={props.recoveryCodes ?? 0} onChanged={props.onVerified} />
+          <TurnOff onDone={props.onVerified} />
+        </>
+      )}
     </section>
   );
 }
@@ -211,7 +219,7 @@ export function SecurityPage() {
   const s = status.data;
   return (
     <div class="grid-2">
-      <Verification type="totp" title="Two-factor authentication" done={s.two_factor_enabled} onVerified={status.reload} />
+      <Verification type="totp" title="Two-factor authentication" done={s.two_factor_enabled} onVerified={status.reload} recoveryCodes={s.recovery_codes_remaining} />
       <Verification type="email" title="Email address" recipientLabel="Email address" done={s.email_verified} onVerified={status.reload} />
       <Verification type="sms" title="Phone number" recipientLabel="Phone number" done={s.phone_verified} onVerified={status.reload} />
       <LoginAlerts enabled={s.login_alerts_enabled} onChanged={status.reload} />

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { Alert, errorFor, Field, Loading } from '../components/ui.tsx';
+import { forgetDraft, readDraft, writeDraft } from '../draft.ts';
 import { useLoad } from '../hooks.ts';
 import type { Settings } from '../types.ts';
 
@@ -80,10 +81,19 @@ function changes(initial: Values, values: Values): Record<string, Record<string,
   return body;
 }
 
+const DRAFT = 'settings';
+
 export function SettingsPage() {
   const loaded = useLoad(() => api.get<Settings>('/v1/settings'), []);
   const [initial, setInitial] = useState<Values | null>(null);
-  const [values, setValues] = useState<Values>({});
+  const [values, setEdited] = useState<Values>({});
+  /** The fields edited and not saved are this form's draft (draft.ts) until saved or undone. */
+  const setValues = (next: Values) => {
+    setEdited(next);
+    const edited = Object.entries(next).filter(([key, value]) => initial?.[key] !== value);
+    if (edited.length) writeDraft(DRAFT, Object.fromEntries(edited));
+    else forgetDraft(DRAFT);
+  };
   const [error, setError] = useState<ApiError | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -91,7 +101,7 @@ export function SettingsPage() {
     if (!loaded.data) return;
     const next = toValues(loaded.data);
     setInitial(next);
-    setValues(next);
+    setEdited({ ...next, ...(readDraft<Values>(DRAFT) ?? {}) });
   }, [loaded.data]);
 
   if (loaded.error) return <Alert kind="error">{loaded.error.message}</Alert>;
@@ -104,8 +114,9 @@ export function SettingsPage() {
     setSaved(false);
     try {
       const next = toValues(await api.put<Settings>('/v1/settings', body));
+      forgetDraft(DRAFT);
       setInitial(next);
-      setValues(next);
+      setEdited(next);
       setSaved(true);
     } catch (e) {
       setError(e as ApiError);
@@ -154,7 +165,10 @@ export function SettingsPage() {
         <button type="submit" class="primary" disabled={busy || Object.keys(body).length === 0}>
           Save settings
         </button>
-        <button type="button" class="ghost" disabled={Object.keys(body).length === 0} onClick={() => setValues(initial)}>
+        <button type="button" class="ghost" disabled={Object.keys(body).length === 0} onClick={() => {
+            forgetDraft(DRAFT);
+            setEdited(initial);
+          }}>
           Undo changes
         </button>
       </div>

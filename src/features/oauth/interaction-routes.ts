@@ -132,7 +132,7 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
       return redirect(to);
     }
 
-    if (details.prompt.name === 'login' && (action === 'login' || action === 'second-factor' || action === 'email-code')) {
+    if (details.prompt.name === 'login' && (action === 'login' || action === 'second-factor' || action === 'recovery-code' || action === 'email-code')) {
       const client = clientOf(event);
       const email = (form.get('email') ?? '').trim();
       /** Hands a verified sign-in to the provider, which continues to consent; the device cookie rides along. */
@@ -142,10 +142,11 @@ export function createInteractionHandlers(provider: Provider, runtime: Runtime, 
         return redirect(to, `${DEVICE_COOKIE}=${result.deviceCookie}; Path=/oauth; Max-Age=${DEVICE_DAYS * 86_400}; HttpOnly; SameSite=Lax${secure}`);
       };
 
-      if (action === 'second-factor') {
+      if (action === 'second-factor' || action === 'recovery-code') {
         const accountId = await runtime.store.get(secondFactorKey(details.uid));
         if (!accountId) return html(loginPage({ language, action: self, clientName, error: 'signInAgain' }), 400);
-        const result = await signIn.withSecondFactor(accountId, (form.get('code') ?? '').trim(), client);
+        const recovery = action === 'recovery-code';
+        const result = await signIn.withSecondFactor(accountId, (form.get(recovery ? 'recovery_code' : 'code') ?? '').trim(), client, recovery);
         if (result.kind === 'signed-in') return finish(result);
         if (result.kind === 'refused') return html(secondFactorPage({ language, action: self, clientName, error: result.error }), result.status);
         return html(errorPage(language, 'stepMismatch'), 400);

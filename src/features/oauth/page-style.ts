@@ -13,6 +13,7 @@ color-scheme:light dark;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sa
 main{max-width:30rem;margin:3rem auto;padding:2rem;background:var(--panel);border:1px solid var(--line);border-radius:.6rem}
 @media (max-width:520px){main{margin:1rem;padding:1.25rem}}
 h1{font-size:1.5rem;margin:0 0 1rem}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 a{color:var(--accent)}
 :focus-visible{outline:3px solid #f0b400;outline-offset:2px}
 form{margin:0}

@@ -14,8 +14,9 @@
  *   for its own account only, and no longer once the password or the second factor changed
  *   (security/devices.ts).
  * - Password hashes are bounded process-wide (auth/hash-gate.ts); a full gate answers 503.
- * - With TOTP on, a new device must give a code of the authenticator (attempt-limited by the
- *   security service) before the sign-in completes.
+ * - With TOTP on, a new device must give a code of the authenticator, or one of the account's
+ *   single-use recovery codes (both attempt-limited together by the security service), before
+ *   the sign-in completes.
  */
 import type { AccountConfig } from '../../config/types.ts';
 import { verifyPassword } from '../../config/password.ts';
@@ -167,12 +168,14 @@ export function createSignIn(runtime: Runtime, security: SecurityService, logger
       return complete(account, client);
     },
 
-    /** The second step with TOTP on: a code of the authenticator. */
-    async withSecondFactor(accountId: string, code: string, client: SignInClient): Promise<SignInResult> {
+    /** The second step with TOTP on: a code of the authenticator, or (`recovery`) a recovery code, spent by its use. */
+    async withSecondFactor(accountId: string, code: string, client: SignInClient, recovery = false): Promise<SignInResult> {
       const account = runtime.current().accounts.get(accountId);
       if (!account) return refused(400, 'accountGone');
       try {
-        if (!(await security.checkSecondFactor(accountId, code))) return refused(401, 'wrongSecondFactor');
+        if (recovery) {
+          if (!(await security.useRecoveryCode(accountId, code))) return refused(401, 'wrongRecoveryCode');
+        } else if (!(await security.checkSecondFactor(accountId, code))) return refused(401, 'wrongSecondFactor');
       } catch (error) {
         return refusedBy(error);
       }

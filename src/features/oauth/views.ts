@@ -72,7 +72,7 @@ ${codeInput}<div class="buttons"><button type="submit" class="primary">${escape(
   );
 }
 
-/** The second step with two-factor authentication on: a code of the authenticator app. */
+/** The second step with two-factor authentication on: a code of the authenticator app, or a recovery code in its place. */
 export function secondFactorPage(options: { language: Language; action: string; clientName: string; error?: PageError }): string {
   const t = oauthPageTexts(options.language);
   const error = options.error ? errorAlert(t.errors[options.error]) : '';
@@ -85,6 +85,13 @@ ${error}<form method="post" action="${action}">
 <input type="hidden" name="action" value="second-factor">
 <label for="code">${escape(t.authenticatorCode)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required autofocus>
 <div class="buttons"><button type="submit" class="primary">${escape(t.verify)}</button></div>
+</form>
+<h2>${escape(t.recoveryTitle)}</h2>
+<p>${escape(t.recoveryIntro)}</p>
+<form method="post" action="${action}">
+<input type="hidden" name="action" value="recovery-code">
+<label for="recovery_code">${escape(t.recoveryCode)}</label><input id="recovery_code" name="recovery_code" autocomplete="off" autocapitalize="none" spellcheck="false" required>
+<div class="buttons"><button type="submit">${escape(t.useRecoveryCode)}</button></div>
 </form>
 <div class="buttons">${actionButton(action, 'abort', t.cancel)}</div>`,
   );

@@ -1,7 +1,7 @@
 /**
  * Security verification routes (spec 4.6): send a one-time code, verify it, read the status;
- * and what the status reports: turn two-factor authentication off (with a code), turn login
- * alerts on or off, revoke a trusted device. Each acts on the caller's own account.
+ * and what the status reports: turn two-factor authentication off (with a code), generate its
+ * recovery codes, turn login alerts on or off, revoke a trusted device. Each acts on the caller's own account.
  */
 import { invalidBody, invalidValue, notFound } from '../../kernel/errors.ts';
 import type { Principal } from '../../pipeline/principal.ts';
@@ -86,6 +86,13 @@ export function securityRoutes(service: SecurityService, logger: Logger): RouteD
         const disabled = await service.disableTwoFactor(principal.accountId, codeValue(objectBody(body).code));
         return disabled ? { success: true, two_factor_enabled: false } : { success: false, two_factor_enabled: true };
       },
+    },
+    {
+      // Ten new single-use codes for a lost authenticator, shown in this answer only; the old set is void.
+      method: 'POST',
+      path: '/v1/security/recovery-codes',
+      access: 'key',
+      handler: ({ principal }) => service.generateRecoveryCodes(principal.accountId),
     },
     {
       method: 'PUT',

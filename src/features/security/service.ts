@@ -4,7 +4,8 @@
  *
  * Keys: `gw:sec:status:<account>` (status, state.ts), `gw:sec:code:<account>:<slot>` (the pending
  * code), `gw:sec:attempts:<codeId>` and `gw:sec:used:<codeId>` (atomic counters: wrong tries,
- * redemption), `gw:sec:totp-tries:<account>` (second-factor tries since the last right one).
+ * redemption), `gw:sec:totp-tries:<account>` (second-factor tries since the last right one, recovery
+ * codes included), `gw:sec:recovery-used:<account>:<hash>` (a recovery code spent, recovery-codes.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { accountLanguage } from '../../i18n/account-language.ts';
@@ -17,6 +18,7 @@ import { createDelivery } from './deliver.ts';
 import { newTotp, totpStep } from './totp.ts';
 import { createDevices, currentDevices } from './devices.ts';
 import { createSecurityState, publicStatus } from './state.ts';
+import { createRecoveryCodes } from './recovery-codes.ts';
 import type { CodeSlot, CodeType, PendingCode, SecurityState, SecurityStatus, VerificationResult } from './types.ts';
 
 export interface SecurityOptions {
@@ -60,13 +62,29 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
 
   const state = createSecurityState(store);
   const devices = createDevices(state);
+  const recoveryCodes = createRecoveryCodes(store, state);
   const readState = state.read;
   const updateState = state.update;
   const codeKey = (account: string, slot: CodeSlot) => `gw:sec:code:${account}:${slot}`;
   const totpTriesKey = (account: string) => `gw:sec:totp-tries:${account}`;
   /** The status shows only the devices that still hold (a changed password or second factor voids them). */
-  const visible = (account: string, current: SecurityState) =>
-    publicStatus({ ...current, trusted_devices: currentDevices(current, runtime.current().accounts.get(account)?.password_hash) });
+  const visible = async (account: string, current: SecurityState) =>
+    publicStatus(
+      { ...current, trusted_devices: currentDevices(current, runtime.current().accounts.get(account)?.password_hash) },
+      await recoveryCodes.remaining(account, current.recovery_codes),
+    );
+
+  /** Before a second-factor check: one more try in the lock's window (429 once `maxAttempts` went wrong). */
+  async function secondFactorTry(account: string): Promise<void> {
+    const tries = await store.admit([{ key: totpTriesKey(account), limit: maxAttempts, windowMs: totpLockMs }], []);
+    if (!tries.allowed) throw rateLimited(tries.rates[0]!.resetMs / 1000, {}, 'Too many wrong two-factor codes. Wait and try again.');
+  }
+
+  /** Two-factor off: the secret forgotten and the recovery codes with it. */
+  async function turnOff(account: string): Promise<SecurityState> {
+    await recoveryCodes.clear(account);
+    return updateState(account, { two_factor_enabled: false, two_factor_method: null, totp_secret: undefined, totp_last_step: undefined });
+  }
 
   async function readCode(account: string, type: CodeSlot): Promise<PendingCode | null> {
     const raw = await store.get(codeKey(account, type));
@@ -194,10 +212,7 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
      */
     async checkSecondFactor(account: string, code: string): Promise<boolean> {
       const now = service.now();
-      const tries = await store.admit([{ key: totpTriesKey(account), limit: maxAttempts, windowMs: totpLockMs }], []);
-      if (!tries.allowed) {
-        throw rateLimited(tries.rates[0]!.resetMs / 1000, {}, 'Too many wrong two-factor codes. Wait and try again.');
-      }
+      await secondFactorTry(account);
       const current = await readState(account);
       if (!current.two_factor_enabled || !current.totp_secret) throw conflict('Two-factor authentication is not enabled.', 'two_factor_disabled');
       const step = totpStep(current.totp_secret, code, now);
@@ -209,7 +224,32 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
     /** Turns two-factor authentication off, given a current code of the authenticator. */
     async disableTwoFactor(account: string, code: string): Promise<boolean> {
       if (!(await service.checkSecondFactor(account, code))) return false;
-      await updateState(account, { two_factor_enabled: false, two_factor_method: null, totp_secret: undefined, totp_last_step: undefined });
+      await turnOff(account);
+      return true;
+    },
+
+    /**
+     * A new set of recovery codes (the old one void), in clear for this answer only. Only with
+     * two-factor on: they stand in for its code (409 `two_factor_disabled` otherwise).
+     */
+    async generateRecoveryCodes(account: string): Promise<{ object: 'recovery_codes'; codes: string[]; created_at: string }> {
+      if (!(await readState(account)).two_factor_enabled) throw conflict('Turn two-factor authentication on before generating recovery codes.', 'two_factor_disabled');
+      const codes = await recoveryCodes.generate(account);
+      logger.info('recovery codes generated', { account });
+      return { object: 'recovery_codes', codes, created_at: new Date(service.now()).toISOString() };
+    },
+
+    /**
+     * A recovery code in place of the authenticator's at sign-in: spent on success (never accepted
+     * again). Counts against the same lock as the authenticator codes; 409 when 2FA is off.
+     */
+    async useRecoveryCode(account: string, code: string): Promise<boolean> {
+      await secondFactorTry(account);
+      const current = await readState(account);
+      if (!current.two_factor_enabled) throw conflict('Two-factor authentication is not enabled.', 'two_factor_disabled');
+      if (!(await recoveryCodes.redeem(account, code))) return false;
+      await store.del(totpTriesKey(account));
+      logger.info('recovery code used', { account, remaining: await recoveryCodes.remaining(account, current.recovery_codes) });
       return true;
     },
 
@@ -219,7 +259,7 @@ export function createSecurityService(runtime: Runtime, logger: Logger, options:
      */
     async resetTwoFactor(account: string): Promise<SecurityStatus> {
       await store.del(totpTriesKey(account));
-      return publicStatus(await updateState(account, { two_factor_enabled: false, two_factor_method: null, totp_secret: undefined, totp_last_step: undefined }));
+      return publicStatus(await turnOff(account));
     },
 
     /** Forgets a trusted device: its next sign-in is a new device again (404 when unknown). */

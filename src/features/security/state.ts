@@ -5,7 +5,7 @@
 import type { StateStore } from '../../store/types.ts';
 import type { SecurityState, SecurityStatus } from './types.ts';
 
-const DEFAULT_STATE: SecurityStatus = {
+const DEFAULT_STATE: Omit<SecurityStatus, 'recovery_codes_remaining'> = {
   email_verified: false,
   phone_verified: false,
   two_factor_enabled: false,
@@ -31,8 +31,8 @@ export function createSecurityState(store: StateStore) {
   };
 }
 
-/** What GET /v1/security/status shows of the state (never the secrets behind it). */
-export function publicStatus(state: SecurityState): SecurityStatus {
+/** What GET /v1/security/status shows of the state (never the secrets behind it); `recoveryCodes`: how many are unspent. */
+export function publicStatus(state: SecurityState, recoveryCodes = 0): SecurityStatus {
   return {
     email_verified: state.email_verified,
     phone_verified: state.phone_verified,
@@ -40,6 +40,7 @@ export function publicStatus(state: SecurityState): SecurityStatus {
     two_factor_method: state.two_factor_method,
     login_alerts_enabled: state.login_alerts_enabled,
     trusted_devices: state.trusted_devices.map(({ id, name, last_used }) => ({ id, name, last_used })),
+    recovery_codes_remaining: recoveryCodes,
   };
 }
 

@@ -22,10 +22,12 @@ export interface SecurityStatus {
   two_factor_method: string | null;
   login_alerts_enabled: boolean;
   trusted_devices: TrustedDevice[];
+  /** Unspent recovery codes of the current set (0 without a set). */
+  recovery_codes_remaining: number;
 }
 
 /** The stored state: the status plus what backs it. */
-export interface SecurityState extends SecurityStatus {
+export interface SecurityState extends Omit<SecurityStatus, 'recovery_codes_remaining'> {
   email?: string;
   phone?: string;
   /** Base32 TOTP secret of the enabled second factor. */
@@ -36,6 +38,8 @@ export interface SecurityState extends SecurityStatus {
   device_secrets?: Record<string, string>;
   /** The credentials the trusted devices were trusted under, as a digest (devices.ts `credentialStamp`). */
   devices_stamp?: string;
+  /** `sha256:<hex>` of each recovery code of the current set, spent ones included (recovery-codes.ts). */
+  recovery_codes?: string[];
   /** Addresses of recent verified sign-ins, newest first (login alerts). */
   known_addresses?: string[];
 }
