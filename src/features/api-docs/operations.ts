@@ -126,6 +126,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc | Expansion>> = {
   'POST /v1/security/two-factor/disable': { tag: 'Security', summary: 'Turn two-factor sign-in off' },
   'PUT /v1/security/login-alerts': { tag: 'Security', summary: 'Turn login alerts on or off' },
   'DELETE /v1/security/trusted-devices/:id': { tag: 'Security', summary: 'Forget a trusted device' },
+  'POST /v1/security/recovery-codes': { tag: 'Security', summary: 'Make ten single-use recovery codes, shown once (voids the previous set)' },
   'POST /v1/admin/users/:id/two-factor/reset': { tag: 'Security', summary: "Turn a member's two-factor sign-in off (a lost phone; admin)" },
   // Admin
   ...adminResource('/v1/admin/providers', 'provider', 'provider'),
