@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, withLogFields } from './logger.ts';
+import { createLogger, keepLogFields, withLogFields } from './logger.ts';
 
 /** The levels a logger made for `level` writes. */
 function written(level: string): string[] {
@@ -43,5 +43,21 @@ describe('createLogger', () => {
       { msg: 'outside', trace_id: undefined, span_id: undefined },
     ]);
     expect(lines[0]!.request).toBe('r1');
+  });
+
+  it('keeps the fields in force when work is set aside, for whoever starts it later (a stream\'s relay)', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((line) => (lines.push(JSON.parse(String(line))), true));
+    const logger = createLogger('info');
+    const ids = { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' };
+    const inRequest = withLogFields(ids, () => keepLogFields());
+    const untraced = keepLogFields();
+    inRequest(() => logger.info('relayed'));
+    untraced(() => logger.info('plain'));
+    expect(lines.map(({ msg, trace_id, span_id }) => ({ msg, trace_id, span_id }))).toEqual([
+      { msg: 'relayed', ...ids },
+      { msg: 'plain', trace_id: undefined, span_id: undefined },
+    ]);
+    expect(inRequest(() => 42)).toBe(42);
   });
 });

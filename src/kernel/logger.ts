@@ -3,7 +3,7 @@
  *
  * Lines logged while a traced request runs (`withLogFields`, from the pipeline) carry its
  * `trace_id` and `span_id`, so a log line leads to its trace; the fields follow the request's
- * async work (AsyncLocalStorage), its stream's end and the call log included.
+ * async work (AsyncLocalStorage), and its stream's relay (`keepLogFields`) to the call log at its end.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { own } from './own.ts';
@@ -23,6 +23,16 @@ const contextFields = new AsyncLocalStorage<Record<string, string>>();
 /** Runs `work` so that every line logged within it, and the async work it starts, carries `fields`. */
 export function withLogFields<T>(fields: Record<string, string>, work: () => T): T {
   return contextFields.run(fields, work);
+}
+
+/**
+ * The log fields in force now, for work that someone else starts later: a streamed answer's relay
+ * is started by the server writing the response, outside the request's async context, yet logs
+ * for the request (a resumed stream, its completion).
+ */
+export function keepLogFields(): <T>(work: () => T) => T {
+  const fields = contextFields.getStore();
+  return fields ? (work) => contextFields.run(fields, work) : (work) => work();
 }
 
 /** `LOG_LEVEL` any case (`WARN` as `warn`); a name it does not know (`debug`) logs from info up. */

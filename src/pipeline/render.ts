@@ -8,6 +8,7 @@ import { FastResponse } from 'srvx';
 import type { GatewayContext, Renderer } from './context-types.ts';
 import { kOnBodyEnd, type BodyEndListener, type ReportsEnd } from './body-end.ts';
 import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
+import { keepLogFields } from '../kernel/logger.ts';
 
 export type { Renderer } from './context-types.ts';
 
@@ -83,6 +84,8 @@ export function sseBody<T>(
   finish: (error: GatewayError | null) => Uint8Array | null,
   abort: () => void,
 ): SseBody {
+  // srvx starts the relay when it writes the answer, outside the request: its lines keep the request's trace.
+  const inRequest = keepLogFields();
   let onEnd: BodyEndListener | undefined;
   let ended = false;
   const end = (aborted: boolean) => {
@@ -133,7 +136,7 @@ export function sseBody<T>(
     },
     pipe(destination) {
       // Never an unhandled rejection: a relay that breaks ends the answer and the upstream call.
-      relay(destination).catch(() => {
+      inRequest(() => relay(destination)).catch(() => {
         cancel();
         destination.destroy();
       });

@@ -2,15 +2,19 @@
  * The deployment files: deploy/kubernetes renders with `kubectl kustomize`, every object it makes
  * validates against the Kubernetes schemas (kubernetes-models), the Deployment has what a
  * production rollout needs, the ConfigMap's gateway.yaml passes `npm run validate`, every `${VAR}`
- * it needs comes from the pod's environment, and the compose file runs the multi-instance setup.
+ * it needs comes from the pod's environment, and the compose file runs the multi-instance setup
+ * and validates against the Compose Specification's schema (the one Debian's docker-compose ships,
+ * which .ci/run installs; skipped without it).
  * The image itself is built and run by test/container (npm run test:container).
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -337,8 +341,43 @@ describe('deploy/overlays/monitoring: the base with the monitoring component', {
   });
 });
 
+/** The Compose Specification's JSON schema, as Debian's docker-compose package ships it. */
+const COMPOSE_SCHEMA = '/usr/lib/python3/dist-packages/compose/config/compose_spec.json';
+const dockerCompose = await run('docker-compose', ['version']).then(
+  () => true,
+  () => false,
+);
+
 describe('compose.yaml', () => {
   const services = async () => parse(await readFile('compose.yaml', 'utf8'), { merge: true }).services;
+
+  it.skipIf(!existsSync(COMPOSE_SCHEMA))('validates against the Compose Specification schema', async () => {
+    // Its `id`s (draft-04's spelling, only labels here) are dropped; its formats are Compose's own:
+    // the durations checked, the rest by the schema's types.
+    const schema = JSON.parse(await readFile(COMPOSE_SCHEMA, 'utf8'), (key, value) => (key === 'id' && typeof value === 'string' ? undefined : value));
+    const ajv = new Ajv2019({ strict: false, allErrors: true, validateSchema: false });
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(us|ms|s|m|h))+$/);
+    for (const name of ['ports', 'expose', 'subnet_ip_address']) ajv.addFormat(name, true);
+    const validate = ajv.compile(schema);
+    const compose = parse(await readFile('compose.yaml', 'utf8'), { merge: true });
+    expect(validate(compose), JSON.stringify(validate.errors, null, 1)).toBe(true);
+    // The check has teeth: a misspelt key, and a grace period that is no duration, are refused.
+    const gateway = compose.services['gateway-1'];
+    expect(validate({ ...compose, services: { ...compose.services, 'gateway-1': { ...gateway, restat: 'always' } } })).toBe(false);
+    expect(validate({ ...compose, services: { ...compose.services, 'gateway-1': { ...gateway, stop_grace_period: 'seventy' } } })).toBe(false);
+  });
+
+  it.skipIf(!dockerCompose)('`docker-compose config` reads it: merge keys and ${VAR} interpolation resolved, the master key required', async () => {
+    const { stdout } = await run('docker-compose', ['-f', 'compose.yaml', 'config'], { env: { ...process.env, GATEWAY_MASTER_KEY: 'k'.repeat(48) } });
+    const resolved = parse(stdout);
+    expect(Object.keys(resolved.services).sort()).toEqual(['gateway-1', 'gateway-2', 'mock-upstream', 'postgres', 'redis']);
+    expect(resolved.services['gateway-2'].environment.GATEWAY_MASTER_KEY).toBe('k'.repeat(48));
+    expect(resolved.services['gateway-1'].environment.MOCK_UPSTREAM_URL).toBe('http://mock-upstream:9999/v1');
+    const { GATEWAY_MASTER_KEY: _unset, ...withoutKey } = process.env;
+    await expect(run('docker-compose', ['-f', 'compose.yaml', 'config', '-q'], { env: withoutKey })).rejects.toMatchObject({
+      stderr: expect.stringContaining('set GATEWAY_MASTER_KEY'),
+    });
+  });
 
   it('runs two gateway replicas on one Redis, one PostgreSQL and the mock upstream, read-only, with the config mounted read-only', async () => {
     const { 'gateway-1': first, 'gateway-2': second, redis, postgres, 'mock-upstream': mock } = await services();

@@ -351,7 +351,8 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
       expect(loser!.status.code ?? 0).toBe(0);
       expect(loser!.attributes).not.toHaveProperty('http.response.status_code');
       expect(loser!.attributes).not.toHaveProperty('error.type');
-      expect(loser!.endMs).toBeLessThanOrEqual(winner!.endMs);
+      // Ended within the request (a JSON winner's span may end the same moment the loser is cancelled).
+      expect(loser!.endMs).toBeLessThanOrEqual(request.endMs);
       // The hedge: its own status, model and usage.
       expect(winner!.attributes).toMatchObject({
         'gateway.attempt.reason': 'first_token_late',
