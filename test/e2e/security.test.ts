@@ -85,6 +85,7 @@ describe('security verification', () => {
       two_factor_method: null,
       login_alerts_enabled: false,
       trusted_devices: [],
+      recovery_codes_remaining: 0,
     });
   });
 
