@@ -5,7 +5,7 @@
  * trusted devices that skip the second factor.
  */
 import { renderSVG } from 'uqr';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { Alert, errorFor, Field, Loading } from '../components/ui.tsx';
 import { formatDateTime } from '../format.ts';
@@ -138,12 +138,18 @@ function TurnOff(props: { onDone(): void }) {
 /** Login alerts: a mail for each sign-in from a new device or address. */
 function LoginAlerts(props: { enabled: boolean; onChanged(): void }) {
   const [error, setError] = useState<string | null>(null);
+  // Shown as clicked at once (a reload of the status arriving meanwhile must not flip it back), and
+  // put back if the change is refused.
+  const [checked, setChecked] = useState(props.enabled);
+  useEffect(() => setChecked(props.enabled), [props.enabled]);
   const toggle = async (enabled: boolean) => {
     setError(null);
+    setChecked(enabled);
     try {
       await api.put('/v1/security/login-alerts', { enabled });
       props.onChanged();
     } catch (e) {
+      setChecked(!enabled);
       setError((e as Error).message);
     }
   };
@@ -153,7 +159,7 @@ function LoginAlerts(props: { enabled: boolean; onChanged(): void }) {
       <Field
         type="checkbox"
         label="Email me when someone signs in from a new device or address"
-        checked={props.enabled}
+        checked={checked}
         onChange={(e) => void toggle(e.currentTarget.checked)}
       />
       {error && <Alert kind="error">{error}</Alert>}
