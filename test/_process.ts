@@ -51,3 +51,12 @@ export async function waitHealthy(gateway: GatewayProcess, timeoutMs = 45_000): 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Resolve once `text` was printed `count` times (once per worker, say); fail with the process output otherwise. */
+export async function waitForOutput(gateway: GatewayProcess, text: string, count = 1, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (gateway.output().split(text).length - 1 < count) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} "${text}" lines:\n${gateway.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -105,7 +105,8 @@ export async function api(gw: { url: string }, method: string, path: string, bod
 
 /** The call log's detail record of one request (by its x-request-id), once the log queue has written it. */
 export async function waitForLogRecord(gw: { url: string }, id: string) {
-  for (let i = 0; i < 100; i++) {
+  // Up to about 5 s: a gateway in a child process on a loaded machine writes its queue late.
+  for (let i = 0; i < 250; i++) {
     const { status, body } = await api(gw, 'GET', `/v1/admin/logs/${id}`);
     if (status === 200) return body;
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -7,67 +7,33 @@
  * scanned by axe-core and photographed (test-artifacts/console/daily-*.png) at desktop and phone size.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../_process.ts';
-import { api, client, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
-import { horizontalOverflow, launchBrowser, screenshot, seriousViolations } from '../console/browser.ts';
+import { api, client, DEMO_KEY, type MockUpstream, type TestGateway } from '../_setup.ts';
+import { startConsoleRig, type ConsoleRig } from '../console/harness.ts';
 
 const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
 const ALICE = { email: 'alice@example.com', password: 'correct horse battery' };
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
+let rig: ConsoleRig;
 let mock: MockUpstream;
 let gw: TestGateway;
 let base: string;
-let browser: Browser;
 const paints: Record<string, number> = {};
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  mock = await startMockUpstream();
-  gw = await startTestGateway('console-daily.yaml', { PORT: String(port), GATEWAY_BASE_URL: base, MOCK_URL: `${mock.url}/v1` });
-  browser = await launchBrowser();
+  rig = await startConsoleRig('console-daily.yaml', { screenshots: 'daily-' });
+  ({ mock, gw, base } = rig);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await mock?.close();
-});
+afterAll(() => rig?.close());
 
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  return { context, page };
-}
-
-async function signIn(page: Page, user: { email: string; password: string }) {
-  await page.goto(`${base}/console/`);
-  await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
-  await page.waitForURL(/\/oauth\/interaction\//);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${base}/console/overview`);
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-}
-
-/** Scan, photograph and check for sideways scroll, once the page has loaded its data. */
-async function check(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
-  await screenshot(page, `daily-${name}`);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `sideways scroll on ${name}`).toBe(0);
-}
+const newPage = (viewport = DESKTOP) => rig.newPage(viewport, { acceptDownloads: true });
 
 async function go(page: Page, path: string, heading: string) {
-  await page.goto(`${base}/console/${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await rig.go(page, path, heading);
   paints[path.split('?')[0]!] = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1);
 }
 
@@ -78,7 +44,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
 
   it('signs the admin in; the playground is in the navigation', async () => {
     ({ page: admin } = await newPage());
-    await signIn(admin, ROOT);
+    await rig.signIn(admin, ROOT);
     await admin.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: 'Playground' }).waitFor();
   });
 
@@ -106,7 +72,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     expect(entry.request).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.5, max_tokens: 50, stream: true, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hello playground' }] });
     expect(entry.account_id).toBe('root');
     expect(cost).toContain(String(entry.cost.total).slice(0, 4));
-    await check(admin, 'playground');
+    await rig.check(admin, 'playground');
   });
 
   it('compares two models side by side, each with its own figures', async () => {
@@ -123,9 +89,9 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     // The second model got the conversation so far (its own pane: no answers yet) plus the new message.
     const second = (await api(gw, 'GET', `/v1/admin/logs/${(await adminLogs('model=gpt-4o')).data[0].id}`)).body;
     expect(second.request.messages.at(-1)).toEqual({ role: 'user', content: 'And again' });
-    await check(admin, 'playground-compare');
+    await rig.check(admin, 'playground-compare');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'playground-compare-phone');
+    await rig.check(admin, 'playground-compare-phone');
     await admin.setViewportSize(DESKTOP);
   });
 
@@ -135,7 +101,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     const code = () => dialog.locator('pre').textContent();
     expect(await code()).toContain('Authorization: Bearer $GATEWAY_API_KEY');
     expect(await code()).toContain(`${base}/api/v1/chat/completions`);
-    await check(admin, 'playground-code');
+    await rig.check(admin, 'playground-code');
     await dialog.getByLabel('Language').selectOption('python');
     expect(await code()).toContain('api_key=os.environ["GATEWAY_API_KEY"]');
     await dialog.getByLabel('Language').selectOption('node');
@@ -165,7 +131,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     const row = await admin.locator('tbody tr').first().textContent();
     expect(row).toContain('upstream_unavailable');
     expect(row).toContain("Alice's key");
-    await check(admin, 'logs-filtered');
+    await rig.check(admin, 'logs-filtered');
 
     await admin.getByRole('button', { name: 'Clear' }).click();
     // The first playground call, the two compared ones and alice's failed call.
@@ -179,9 +145,9 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     const all = await adminLogs('page_size=100');
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(all.data.map((log: { id: string }) => log.id));
     await admin.getByText('Exported 4 calls.').waitFor();
-    await check(admin, 'logs');
+    await rig.check(admin, 'logs');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'logs-phone');
+    await rig.check(admin, 'logs-phone');
     await admin.setViewportSize(DESKTOP);
   });
 
@@ -191,7 +157,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await admin.getByRole('button', { name: 'Copy as curl' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Copy the call as code' });
     expect(await dialog.locator('pre').textContent()).toContain('Hello playground');
-    await check(admin, 'log-detail-curl');
+    await rig.check(admin, 'log-detail-curl');
     await dialog.getByRole('button', { name: 'Done' }).click();
     await admin.getByRole('link', { name: 'Open in the playground' }).click();
     await admin.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
@@ -212,7 +178,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await dialog.getByLabel('Token quota').fill('1000');
     await dialog.getByLabel('Quota starts over').selectOption('daily');
     await dialog.getByLabel('Expires').fill('2099-12-31T23:30');
-    await check(admin, 'key-form');
+    await rig.check(admin, 'key-form');
     await dialog.getByRole('button', { name: 'Create key' }).click();
     await admin.getByRole('dialog', { name: 'Key "budgeted" created' }).getByRole('button', { name: 'Done' }).click();
     const created = (await api(gw, 'GET', '/v1/api-keys')).body.data.find((k: { name: string }) => k.name === 'budgeted');
@@ -227,9 +193,9 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await edit.waitFor({ state: 'detached' });
     const saved = (await api(gw, 'GET', `/v1/api-keys/${created.id}`)).body;
     expect(saved.permissions).toEqual({ models: [], rate_limit: 0, quota_limit: 1000 });
-    await check(admin, 'keys');
+    await rig.check(admin, 'keys');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'keys-phone');
+    await rig.check(admin, 'keys-phone');
     await admin.setViewportSize(DESKTOP);
   });
 
@@ -246,9 +212,9 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await panel.getByRole('row', { name: /^alice/ }).waitFor();
     await panel.getByLabel('Per', { exact: true }).selectOption('key');
     await panel.getByRole('row', { name: /Alice's key/ }).waitFor();
-    await check(admin, 'overview');
+    await rig.check(admin, 'overview');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'overview-phone');
+    await rig.check(admin, 'overview-phone');
     await admin.setViewportSize(DESKTOP);
   });
 
@@ -260,7 +226,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await edit.getByLabel('Extra headers').fill('X-Team: research');
     await edit.getByLabel('Continues a cut answer').selectOption('true');
     await edit.getByLabel('Prefix style').selectOption('continue_final_message');
-    await check(admin, 'provider-form');
+    await rig.check(admin, 'provider-form');
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'detached' });
     const provider = (await api(gw, 'GET', '/v1/admin/providers/mock')).body;
@@ -272,7 +238,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await test.getByText(/It works: gpt-4o-mini answered in/).waitFor();
     // The header set above went upstream with the test call.
     expect(mock.requests.at(-1)!.headers['x-team']).toBe('research');
-    await check(admin, 'provider-test');
+    await rig.check(admin, 'provider-test');
     await test.getByLabel('Upstream model').fill('fail-503');
     await test.getByRole('button', { name: 'Run the test' }).click();
     await test.getByText(/The call failed/).waitFor();
@@ -283,7 +249,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     const health = admin.getByRole('dialog', { name: 'Health of mock' });
     await health.getByRole('row', { name: /fail-503/ }).waitFor();
     await health.getByRole('link').first().waitFor(); // the failed call of alice's
-    await check(admin, 'provider-health');
+    await rig.check(admin, 'provider-health');
     await health.getByRole('button', { name: 'Close' }).click();
 
     // Removing the header sends it back as null: gone from the API's answer.
@@ -293,9 +259,9 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await again.getByRole('button', { name: 'Save' }).click();
     await again.waitFor({ state: 'detached' });
     expect((await api(gw, 'GET', '/v1/admin/providers/mock')).body.headers ?? {}).toEqual({});
-    await check(admin, 'providers');
+    await rig.check(admin, 'providers');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'providers-phone');
+    await rig.check(admin, 'providers-phone');
     await admin.setViewportSize(DESKTOP);
   });
 
@@ -308,12 +274,12 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'detached' });
     expect((await api(gw, 'GET', '/v1/admin/models/gpt-4o')).body).toMatchObject({ weight: 3, deployments: [{ provider: 'mock', upstream_model: 'gpt-4o-mini', weight: 1 }] });
-    await check(admin, 'models');
+    await rig.check(admin, 'models');
   });
 
   it('gives a member the playground on their own models and their own logs, without admin filters', async () => {
     const { page, context } = await newPage(PHONE);
-    await signIn(page, ALICE);
+    await rig.signIn(page, ALICE);
     await go(page, 'playground', 'Playground');
     await page.getByLabel('Message').fill('Hi from alice');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -321,7 +287,7 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     await expect.poll(async () => (await page.getByRole('definition').allTextContents()).at(-1)).toMatch(/\d/);
     const own = (await api(gw, 'GET', '/v1/logs?page_size=100', undefined, DEMO_KEY)).body;
     expect(own.data.map((log: { model: string }) => log.model)).toContain('gpt-4o-mini');
-    await check(page, 'member-playground-phone');
+    await rig.check(page, 'member-playground-phone');
     // A value the API refuses: its message in the pane, nothing sent upstream.
     const before = mock.requests.length;
     await page.getByLabel('Temperature').fill('hot');
@@ -334,10 +300,10 @@ describe('the console for daily work', { timeout: 180_000 }, () => {
     expect(await page.getByLabel('Account').count()).toBe(0);
     expect(await page.getByLabel('Provider').count()).toBe(0);
     await expect.poll(() => page.locator('tbody tr').count()).toBe(own.meta.total);
-    await check(page, 'member-logs-phone');
+    await rig.check(page, 'member-logs-phone');
     await go(page, 'overview', 'Overview');
     await page.getByRole('region', { name: 'Spend, errors and latency' }).getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
-    await check(page, 'member-overview-phone');
+    await rig.check(page, 'member-overview-phone');
     await context.close();
   });
 

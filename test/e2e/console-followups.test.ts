@@ -8,69 +8,38 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityService } from '../../src/features/security/service.ts';
-import { freePort } from '../_process.ts';
-import { api, client, DEMO_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
-import { horizontalOverflow, launchBrowser, screenshot, seriousViolations } from '../console/browser.ts';
+import { api, client, DEMO_KEY, type TestGateway } from '../_setup.ts';
+import { startConsoleRig, submitPasswordForm, type ConsoleRig } from '../console/harness.ts';
 
 const ROOT = { email: 'root@example.com', password: 'admin pass phrase' };
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
-let mock: MockUpstream;
+let rig: ConsoleRig;
 let gw: TestGateway;
 let base: string;
-let browser: Browser;
 const security = () => gw.gateway.runtime.services.security as SecurityService;
 /** An access token of the page's console session, as the console itself asks for one. */
 const consoleToken = (page: Page) =>
   page.evaluate(() => fetch('/console/session/token', { method: 'POST', headers: { 'x-gateway-console': '1' } }).then(async (r) => (await r.json()).access_token as string));
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  mock = await startMockUpstream();
-  gw = await startTestGateway('console-daily.yaml', { PORT: String(port), GATEWAY_BASE_URL: base, MOCK_URL: `${mock.url}/v1` });
-  browser = await launchBrowser();
+  rig = await startConsoleRig('console-daily.yaml', { screenshots: 'followups-' });
+  ({ gw, base } = rig);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await mock?.close();
-});
+afterAll(() => rig?.close());
 
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  return { context, page };
-}
+const newPage = (viewport = DESKTOP) => rig.newPage(viewport);
 
 /** From the console's sign-in button through the password form; `then` answers a second step if any. */
 async function signIn(page: Page, landing = 'overview', then?: () => Promise<void>) {
-  await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
-  await page.waitForURL(/\/oauth\/interaction\//);
-  await page.getByLabel('Email').fill(ROOT.email);
-  await page.getByLabel('Password').fill(ROOT.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await submitPasswordForm(page, ROOT);
   await then?.();
   await page.waitForURL(`${base}/console/${landing}`);
-}
-
-async function check(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
-  await screenshot(page, `followups-${name}`);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `sideways scroll on ${name}`).toBe(0);
-}
-
-async function go(page: Page, path: string, heading: string) {
-  await page.goto(`${base}/console/${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
 const guardrails = async () => (await api(gw, 'GET', '/v1/admin/guardrails')).body.data as Array<Record<string, any>>;
@@ -86,7 +55,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
   });
 
   it('creates a guardrail with the fields of its check, the refusal beside the field, and attaches it', async () => {
-    await go(admin, 'guardrails', 'Guardrails');
+    await rig.go(admin, 'guardrails', 'Guardrails');
     await admin.getByText('No guardrail yet.').waitFor();
     await admin.getByRole('button', { name: 'Create guardrail' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Create a guardrail' });
@@ -104,7 +73,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     await dialog.getByRole('group', { name: 'Models' }).getByLabel('gpt-4o-mini').check();
     await dialog.getByRole('group', { name: 'Groups' }).getByLabel('default').check();
     await dialog.getByLabel('API key ids').fill('alice-key');
-    await check(admin, 'guardrail-form');
+    await rig.check(admin, 'guardrail-form');
     await dialog.getByRole('button', { name: 'Create guardrail' }).click();
     await dialog.waitFor({ state: 'detached' });
     await admin.getByText('Saved guardrail project-names.').waitFor();
@@ -120,7 +89,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     ]);
     const row = admin.getByRole('row', { name: /Project names/ });
     expect(await row.textContent()).toContain('2 pattern(s)');
-    await check(admin, 'guardrails');
+    await rig.check(admin, 'guardrails');
   });
 
   it('edits it into another check type: only that type’s fields are sent, and the old ones are gone', async () => {
@@ -134,7 +103,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     await dialog.getByRole('group', { name: 'National phone forms of' }).getByLabel('FR').check();
     await dialog.getByLabel('Every request (default)').check();
     await dialog.getByRole('group', { name: 'Models' }).getByLabel('gpt-4o-mini').uncheck();
-    await check(admin, 'guardrail-edit-pii');
+    await rig.check(admin, 'guardrail-edit-pii');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     const [saved] = await guardrails();
@@ -180,9 +149,9 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     expect(await readFile(gw.configFile, 'utf8')).toContain('Bearer shared-secret');
 
     await admin.setViewportSize(PHONE);
-    await check(admin, 'guardrails-phone');
+    await rig.check(admin, 'guardrails-phone');
     await admin.getByRole('button', { name: 'Edit screening' }).click();
-    await check(admin, 'guardrail-form-phone');
+    await rig.check(admin, 'guardrail-form-phone');
     await admin.getByRole('dialog', { name: 'Edit guardrail screening' }).getByRole('button', { name: 'Cancel' }).click();
     await admin.setViewportSize(DESKTOP);
 
@@ -193,7 +162,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
 
   it('generates recovery codes, shown once, counted; a new set replaces the old', async () => {
     const status = async () => (await api(gw, 'GET', '/v1/security/status', undefined, await consoleToken(admin))).body;
-    await go(admin, 'security', 'Security');
+    await rig.go(admin, 'security', 'Security');
     await admin.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const secret = (await admin.locator('.totp code').textContent())!.trim();
     await admin.getByLabel('Code').fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate());
@@ -206,9 +175,9 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     const codes = await shown.getByRole('listitem').allTextContents();
     expect(codes).toHaveLength(10);
     expect((await status()).recovery_codes_remaining).toBe(10);
-    await check(admin, 'recovery-codes');
+    await rig.check(admin, 'recovery-codes');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'recovery-codes-phone');
+    await rig.check(admin, 'recovery-codes-phone');
     await admin.setViewportSize(DESKTOP);
     await shown.getByRole('button', { name: 'I saved them' }).click();
     await admin.getByText('10 of 10 recovery codes left.').waitFor();
@@ -220,7 +189,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     expect(renewed).toHaveLength(10);
     expect(renewed.some((code) => codes.includes(code))).toBe(false);
     await admin.getByRole('button', { name: 'I saved them' }).click();
-    await check(admin, 'security-recovery');
+    await rig.check(admin, 'security-recovery');
 
     // A lost authenticator: a recovery code signs in on a new browser, once.
     const { page, context } = await newPage(PHONE);
@@ -230,7 +199,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
       await page.getByLabel('Recovery code').fill(codes[0]!);
       await page.getByRole('button', { name: 'Use the recovery code' }).click();
       await page.getByText('That recovery code is wrong or was already used.').waitFor();
-      await check(page, 'second-factor-recovery-phone');
+      await rig.check(page, 'second-factor-recovery-phone');
       await page.getByLabel('Recovery code').fill(renewed[0]!);
       await page.getByRole('button', { name: 'Use the recovery code' }).click();
     });
@@ -239,10 +208,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
 
     const again = await newPage();
     await again.page.goto(`${base}/console/`);
-    await again.page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
-    await again.page.getByLabel('Email').fill(ROOT.email);
-    await again.page.getByLabel('Password').fill(ROOT.password);
-    await again.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await submitPasswordForm(again.page, ROOT);
     await again.page.getByLabel('Recovery code').fill(renewed[0]!);
     await again.page.getByRole('button', { name: 'Use the recovery code' }).click();
     await again.page.getByText('That recovery code is wrong or was already used.').waitFor();
@@ -255,7 +221,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
   });
 
   it('keeps unsaved edits through a revoked session and a reload, secrets left out, and forgets them on save or cancel', async () => {
-    await go(admin, 'providers', 'Providers');
+    await rig.go(admin, 'providers', 'Providers');
     await admin.getByRole('button', { name: 'Edit mock' }).click();
     let edit = admin.getByRole('dialog', { name: 'Edit provider mock' });
     await edit.getByLabel('Total timeout (ms)').fill('12345');
@@ -276,7 +242,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     await edit.waitFor();
     expect(await edit.getByLabel('Total timeout (ms)').inputValue()).toBe('12345');
     expect(await edit.getByLabel('API key').inputValue()).toBe('');
-    await check(admin, 'draft-restored');
+    await rig.check(admin, 'draft-restored');
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'detached' });
     expect((await api(gw, 'GET', '/v1/admin/providers/mock')).body.timeouts).toMatchObject({ total: 12345 });
@@ -291,7 +257,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     expect(await admin.getByRole('dialog').count()).toBe(0);
 
     // A page form (settings) and a new item's form (a guardrail) come back after a reload too.
-    await go(admin, 'settings', 'Settings');
+    await rig.go(admin, 'settings', 'Settings');
     await admin.getByLabel('Time zone').fill('Europe/Paris');
     await admin.reload();
     await admin.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
@@ -300,7 +266,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     await admin.getByText('Settings saved.').waitFor();
     expect((await api(gw, 'GET', '/v1/admin/users/root/settings')).body.account.timezone).toBe('Europe/Paris');
 
-    await go(admin, 'guardrails', 'Guardrails');
+    await rig.go(admin, 'guardrails', 'Guardrails');
     await admin.getByRole('button', { name: 'Create guardrail' }).click();
     await admin.getByRole('dialog', { name: 'Create a guardrail' }).getByLabel('Name').fill('Half written');
     await admin.reload();
@@ -316,7 +282,7 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
 
   it('shows the playground, logs, breakdown and provider pages in dark mode with dark surfaces', async () => {
     await expect(client(gw, DEMO_KEY).chat.completions.create({ model: 'mock/fail-503', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 503 });
-    await go(admin, 'playground', 'Playground');
+    await rig.go(admin, 'playground', 'Playground');
     await admin.getByLabel('Theme').selectOption('dark');
     await admin.getByLabel('System prompt').fill('You are terse.');
     await admin.getByLabel('Message').fill('Hello in the dark');
@@ -328,42 +294,42 @@ describe('the console follow-ups', { timeout: 180_000 }, () => {
     /** Dark enough: each channel below the middle. */
     const dark = (rgb: string) => (rgb.match(/\d+/g) ?? []).slice(0, 3).every((channel) => Number(channel) < 100);
     for (const selector of ['.bubble-user', '.bubble-assistant', '.field textarea']) expect(dark(await background(selector)), selector).toBe(true);
-    await check(admin, 'dark-playground');
+    await rig.check(admin, 'dark-playground');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'dark-playground-phone');
+    await rig.check(admin, 'dark-playground-phone');
     await admin.setViewportSize(DESKTOP);
 
-    await go(admin, 'logs', 'Logs');
+    await rig.go(admin, 'logs', 'Logs');
     await admin.locator('tbody tr').first().waitFor();
-    await check(admin, 'dark-logs');
+    await rig.check(admin, 'dark-logs');
     const id = (await api(gw, 'GET', '/v1/admin/logs?model=gpt-4o-mini')).body.data[0].id;
-    await go(admin, `logs/${id}`, 'Log entry');
+    await rig.go(admin, `logs/${id}`, 'Log entry');
     expect(dark(await background('a.button'))).toBe(true);
-    await check(admin, 'dark-log-detail');
+    await rig.check(admin, 'dark-log-detail');
 
-    await go(admin, 'overview', 'Overview');
+    await rig.go(admin, 'overview', 'Overview');
     const panel = admin.getByRole('region', { name: 'Spend, errors and latency' });
     await panel.getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
-    await check(admin, 'dark-overview');
+    await rig.check(admin, 'dark-overview');
     await admin.setViewportSize(PHONE);
-    await check(admin, 'dark-overview-phone');
+    await rig.check(admin, 'dark-overview-phone');
     await admin.setViewportSize(DESKTOP);
 
-    await go(admin, 'providers', 'Providers');
+    await rig.go(admin, 'providers', 'Providers');
     await admin.getByRole('button', { name: 'Health of mock' }).click();
     await admin.getByRole('dialog', { name: 'Health of mock' }).getByRole('row', { name: /fail-503/ }).waitFor();
-    await check(admin, 'dark-provider-health');
+    await rig.check(admin, 'dark-provider-health');
     await admin.getByRole('dialog', { name: 'Health of mock' }).getByRole('button', { name: 'Close' }).click();
     await admin.getByRole('button', { name: 'Test mock' }).click();
     await admin.getByRole('dialog', { name: 'Test provider mock' }).getByRole('button', { name: 'Run the test' }).click();
     await admin.getByText(/It works: gpt-4o-mini answered in/).waitFor();
-    await check(admin, 'dark-provider-test');
+    await rig.check(admin, 'dark-provider-test');
     await admin.getByRole('dialog', { name: 'Test provider mock' }).getByRole('button', { name: 'Close' }).click();
     await admin.getByRole('button', { name: 'Edit mock' }).click();
     expect(dark(await background('.field textarea'))).toBe(true);
-    await check(admin, 'dark-provider-form');
+    await rig.check(admin, 'dark-provider-form');
     await admin.getByRole('dialog', { name: 'Edit provider mock' }).getByRole('button', { name: 'Cancel' }).click();
-    await go(admin, 'guardrails', 'Guardrails');
-    await check(admin, 'dark-guardrails');
+    await rig.go(admin, 'guardrails', 'Guardrails');
+    await rig.check(admin, 'dark-guardrails');
   });
 });

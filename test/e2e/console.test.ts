@@ -10,11 +10,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../_process.ts';
-import { api, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream, type TestGateway } from '../_setup.ts';
-import { canvasText, forgetCanvasText, horizontalOverflow, launchBrowser, recordCanvasText, screenshot, seriousViolations } from '../console/browser.ts';
+import { api, DEMO_KEY, MASTER_KEY, type TestGateway } from '../_setup.ts';
+import { canvasText, forgetCanvasText, horizontalOverflow, recordCanvasText, screenshot, seriousViolations } from '../console/browser.ts';
+import { startConsoleRig, type ConsoleRig } from '../console/harness.ts';
 import { startIdp, type TestIdp } from '../console/idp.ts';
 import type { SecurityService } from '../../src/features/security/service.ts';
 
@@ -32,72 +32,36 @@ const security = () => gw.gateway.runtime.services.security as SecurityService;
 const consoleToken = (page: Page) =>
   page.evaluate(() => fetch('/console/session/token', { method: 'POST', headers: { 'x-gateway-console': '1' } }).then(async (r) => (await r.json()).access_token as string));
 
-let mock: MockUpstream;
+let rig: ConsoleRig;
 let idp: TestIdp;
 let gw: TestGateway;
 let base: string;
-let browser: Browser;
 const cspErrors: string[] = [];
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  mock = await startMockUpstream();
-  idp = await startIdp({
-    redirectUri: `${base}/console/sso/callback`,
-    users: { carol: { email: 'carol@corp.example', name: 'Carol', gateway_role: 'operator', team: 'default' } },
+  rig = await startConsoleRig('console.yaml', {
+    env: async (consoleBase) => {
+      idp = await startIdp({
+        redirectUri: `${consoleBase}/console/sso/callback`,
+        users: { carol: { email: 'carol@corp.example', name: 'Carol', gateway_role: 'operator', team: 'default' } },
+      });
+      return { SSO_ISSUER: idp.issuer, SSO_SECRET: idp.clientSecret };
+    },
   });
-  gw = await startTestGateway('console.yaml', {
-    PORT: String(port),
-    GATEWAY_BASE_URL: base,
-    MOCK_URL: `${mock.url}/v1`,
-    SSO_ISSUER: idp.issuer,
-    SSO_SECRET: idp.clientSecret,
-  });
-  browser = await launchBrowser();
+  ({ gw, base } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
+  await rig?.close();
   await idp?.close();
-  await mock?.close();
 });
 
 async function newPage(viewport = WIDE): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('console', (message) => {
+  const opened = await rig.newPage(viewport);
+  opened.page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
   });
-  // confirm() before a rotation or a deletion: accept.
-  page.on('dialog', (dialog) => void dialog.accept());
-  return { context, page };
-}
-
-async function signInWithPassword(page: Page, user: { email: string; password: string }) {
-  await page.goto(`${base}/console/`);
-  await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
-  await page.waitForURL(/\/oauth\/interaction\//);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${base}/console/overview`);
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-}
-
-/** Waits until the page has loaded its data, then scans it, saves a screenshot and checks that it does not scroll sideways. */
-async function check(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
-  await screenshot(page, name);
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await horizontalOverflow(page), `sideways scroll on ${name}`).toBe(0);
-}
-
-async function go(page: Page, path: string, heading: string) {
-  await page.goto(`${base}/console/${path}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  return opened;
 }
 
 const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${base}/api/v1`, maxRetries: 0 });
@@ -140,15 +104,15 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     ({ page: admin } = await newPage());
     await admin.goto(`${base}/console/`);
     await admin.getByRole('button', { name: 'Sign in with Acme SSO' }).waitFor();
-    await check(admin, '01-sign-in');
-    await signInWithPassword(admin, ROOT);
+    await rig.check(admin, '01-sign-in');
+    await rig.signIn(admin, ROOT);
     await expect.poll(() => admin.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
       'Overview', 'API keys', 'Logs', 'Playground', 'Providers', 'Models', 'Groups', 'Users', 'Guardrails', 'Settings', 'Security',
     ]);
   });
 
   it('creates a key, shows it once, and the key works with the openai SDK', async () => {
-    await go(admin, 'keys', 'API keys');
+    await rig.go(admin, 'keys', 'API keys');
     await admin.getByRole('button', { name: 'Create key' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Create an API key' });
     // No name: refused beside the field before any call; the API refuses it too (400 naming name).
@@ -179,7 +143,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.reload();
     await admin.getByRole('row', { name: /ci key/ }).waitFor();
     expect(await admin.getByRole('row', { name: /app key/ }).textContent()).toContain('read:api');
-    await check(admin, '02-keys');
+    await rig.check(admin, '02-keys');
     expect((await api(gw, 'DELETE', `/v1/api-keys/${scoped.body.id}`)).status).toBe(200);
     await admin.getByRole('button', { name: 'Edit ci key' }).click();
     const edit = admin.getByRole('dialog', { name: 'Edit ci key' });
@@ -190,7 +154,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('shows the call in the logs, with its detail', async () => {
-    await go(admin, 'logs', 'Logs');
+    await rig.go(admin, 'logs', 'Logs');
     await expect
       .poll(async () => {
         await admin.getByRole('button', { name: 'Apply filters' }).click();
@@ -202,16 +166,16 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.getByText('No calls match.').waitFor();
     await admin.getByRole('button', { name: 'Clear' }).click();
     await admin.getByRole('row', { name: /ci key/ }).waitFor();
-    await check(admin, '04-logs');
+    await rig.check(admin, '04-logs');
     await admin.getByRole('row', { name: /ci key/ }).getByRole('link').click();
     await admin.getByRole('heading', { level: 1, name: 'Log entry' }).waitFor();
     await admin.getByRole('heading', { name: 'Upstream attempts' }).waitFor();
     await expect.poll(() => admin.locator('pre.code').first().textContent()).toContain('Hello console');
-    await check(admin, '05-log-detail');
+    await rig.check(admin, '05-log-detail');
   });
 
   it('keeps the log filters in the URL: Back, the way back and a reload show the same list', async () => {
-    await go(admin, 'logs', 'Logs');
+    await rig.go(admin, 'logs', 'Logs');
     await admin.getByLabel('From').fill('2000-01-01T00:00');
     await admin.getByLabel('Model').selectOption('gpt-4o-mini');
     await admin.getByLabel('Status').selectOption('success');
@@ -246,7 +210,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('counts the call in the overview and its chart', async () => {
-    await go(admin, 'overview', 'Overview');
+    await rig.go(admin, 'overview', 'Overview');
     const today = admin.getByRole('region', { name: 'Today' });
     await expect.poll(() => today.locator('dd').first().textContent()).toBe('1');
     await admin.locator('.chart canvas').first().waitFor();
@@ -257,12 +221,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect(await usage.locator('tbody tr').last().locator('td').last().textContent()).toBe('1');
     await usage.getByText('Figures of this chart').click();
     await admin.getByRole('region', { name: 'Share of tokens by model' }).getByRole('row', { name: /gpt-4o-mini/ }).waitFor();
-    await check(admin, '06-overview');
+    await rig.check(admin, '06-overview');
   });
 
   it('draws a one-day and a two-day range on an axis of those days', async () => {
     await recordCanvasText(admin);
-    await go(admin, 'overview', 'Overview');
+    await rig.go(admin, 'overview', 'Overview');
     await admin.locator('.chart canvas').first().waitFor();
     await admin.waitForLoadState('networkidle');
     const today = await admin.locator('#range-end').inputValue();
@@ -292,7 +256,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('rotates a key: the old one stops working, the new one works', async () => {
-    await go(admin, 'keys', 'API keys');
+    await rig.go(admin, 'keys', 'API keys');
     await admin.getByRole('button', { name: 'Rotate ci key' }).click();
     const reveal = admin.getByRole('dialog', { name: 'New key for ci key' });
     const rotated = await reveal.getByLabel('Your new API key').inputValue();
@@ -306,7 +270,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('changes a setting, with a refused value shown beside its field', async () => {
-    await go(admin, 'settings', 'Settings');
+    await rig.go(admin, 'settings', 'Settings');
     await admin.getByLabel('Time zone').fill('Mars/Olympus');
     await admin.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => admin.locator('.field-error').allTextContents()).toEqual([expect.stringMatching(/timezone/i)]);
@@ -317,16 +281,16 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.reload();
     await expect.poll(() => admin.getByLabel('Time zone').inputValue()).toBe('Europe/Berlin');
     expect(await admin.getByLabel('Stream by default').isChecked()).toBe(true);
-    await check(admin, '07-settings');
+    await rig.check(admin, '07-settings');
   });
 
   it('lists, creates and edits the admin resources, with validation beside the field', async () => {
     for (const [path, heading] of [['providers', 'Providers'], ['models', 'Models'], ['users', 'Users']] as const) {
-      await go(admin, path, heading);
+      await rig.go(admin, path, heading);
       await admin.getByRole('table').waitFor();
-      await check(admin, `08-${path}`);
+      await rig.check(admin, `08-${path}`);
     }
-    await go(admin, 'groups', 'Groups');
+    await rig.go(admin, 'groups', 'Groups');
     await admin.getByRole('meter', { name: 'Quota of Default' }).waitFor();
     await admin.getByRole('button', { name: 'Create group' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Create a group' });
@@ -346,12 +310,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await edit.waitFor({ state: 'detached' });
     const group = await api(gw, 'GET', '/v1/admin/groups/research');
     expect(group.body).toMatchObject({ name: 'Research', priority: 3, quota_limit: 5000, description: 'The lab' });
-    await check(admin, '08-groups');
+    await rig.check(admin, '08-groups');
   });
 
   it("edits a model's fallbacks, with the API's refusal beside the field, and lists them", async () => {
     expect((await api(gw, 'POST', '/v1/admin/models', { id: 'spare', provider: 'mock', upstream_model: 'gpt-4o-mini' })).status).toBe(201);
-    await go(admin, 'models', 'Models');
+    await rig.go(admin, 'models', 'Models');
     await admin.getByRole('button', { name: 'Edit gpt-4o-mini' }).click();
     const edit = admin.getByRole('dialog', { name: 'Edit model gpt-4o-mini' });
     await edit.getByLabel('Fallbacks').fill('ghost');
@@ -363,7 +327,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect((await api(gw, 'GET', '/v1/admin/models/gpt-4o-mini')).body.fallbacks).toEqual(['spare']);
     await admin.reload();
     await admin.getByRole('row', { name: /GPT-4o mini/ }).getByRole('cell', { name: 'spare', exact: true }).waitFor();
-    await check(admin, '08-models-fallbacks');
+    await rig.check(admin, '08-models-fallbacks');
     expect((await api(gw, 'PUT', '/v1/admin/models/gpt-4o-mini', { fallbacks: null })).status).toBe(200);
     expect((await api(gw, 'DELETE', '/v1/admin/models/spare')).status).toBe(200);
   });
@@ -372,7 +336,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await admin.setViewportSize({ width: 390, height: 844 });
     const pages = [['overview', 'Overview'], ['keys', 'API keys'], ['logs', 'Logs'], ['providers', 'Providers'], ['models', 'Models'], ['groups', 'Groups'], ['users', 'Users']] as const;
     for (const [path, heading] of pages) {
-      await go(admin, path, heading);
+      await rig.go(admin, path, heading);
       await admin.getByRole('table').first().waitFor();
       await expect.poll(() => admin.getByText('Loading…').count()).toBe(0);
       await screenshot(admin, `16-narrow-${path}`);
@@ -382,10 +346,10 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('enrols TOTP with a QR code', async () => {
-    await go(admin, 'security', 'Security');
+    await rig.go(admin, 'security', 'Security');
     await admin.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await admin.getByRole('img', { name: 'QR code to scan with your authenticator app' }).waitFor();
-    await check(admin, '10-security-totp');
+    await rig.check(admin, '10-security-totp');
     totpSecret = (await admin.locator('.totp code').textContent())!.trim();
     const secret = totpSecret;
     const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
@@ -399,7 +363,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await page.goto(`${base}/console/`);
     await page.getByRole('button', { name: 'Sign in with your gateway account' }).click();
     await page.waitForURL(/\/oauth\/interaction\//);
-    await check(page, '17-sign-in-form-phone');
+    await rig.check(page, '17-sign-in-form-phone');
     // The form's look is the console's: its panel and primary button colours.
     expect(await page.locator('main').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 255, 255)');
     expect(await page.getByRole('button', { name: 'Sign in', exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(31, 95, 201)');
@@ -407,13 +371,13 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await page.getByLabel('Password').fill(ROOT.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Two-factor authentication' }).waitFor();
-    await check(page, '18-second-factor-phone');
+    await rig.check(page, '18-second-factor-phone');
     // The enrolment used this time step: the next one signs in.
     security().now = () => Date.now() + 30_000;
     await page.getByLabel('Authentication code').fill(totpAt(Date.now() + 30_000));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-    await check(page, '19-overview-phone');
+    await rig.check(page, '19-overview-phone');
     await context.close();
   });
 
@@ -441,7 +405,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('says so when the session ends under a page, and keeps the unsaved edit through a new sign-in', async () => {
-    await go(admin, 'settings', 'Settings');
+    await rig.go(admin, 'settings', 'Settings');
     await admin.getByLabel('Time zone').fill('Asia/Tokyo');
     // Signed out in another tab: this one's token and session are revoked.
     const other = await admin.context().newPage();
@@ -473,12 +437,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
 
   it('forgets a trusted device, toggles login alerts and turns two-factor off with a code', async () => {
     const rootStatus = async () => (await api(gw, 'GET', '/v1/security/status', undefined, await consoleToken(admin))).body;
-    await go(admin, 'security', 'Security');
+    await rig.go(admin, 'security', 'Security');
     const devices = admin.getByRole('region', { name: 'Trusted devices' });
     await devices.getByRole('row').nth(1).waitFor();
     const before = (await rootStatus()).trusted_devices.length;
     expect(before).toBeGreaterThan(0);
-    await check(admin, '21-security');
+    await rig.check(admin, '21-security');
     await devices.getByRole('button', { name: /^Forget / }).first().click();
     await expect.poll(async () => (await rootStatus()).trusted_devices.length).toBe(before - 1);
     // The page reloads its status after the forget: the next click waits for it, or the reload's
@@ -502,23 +466,23 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     const enrol = await api(gw, 'POST', '/v1/security/send-code', { type: 'totp' }, DEMO_KEY);
     const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(enrol.body.secret) }).generate();
     expect((await api(gw, 'POST', '/v1/security/verify', { type: 'totp', code }, DEMO_KEY)).body.verified).toBe(true);
-    await go(admin, 'users', 'Users');
+    await rig.go(admin, 'users', 'Users');
     await admin.getByRole('button', { name: 'Reset 2FA alice' }).click();
     await admin.getByText('Two-factor authentication is off for alice.').waitFor();
     expect((await api(gw, 'GET', '/v1/security/status', undefined, DEMO_KEY)).body.two_factor_enabled).toBe(false);
   });
 
   it('switches to dark mode and remembers it; follows the system when asked to', async () => {
-    await go(admin, 'keys', 'API keys');
+    await rig.go(admin, 'keys', 'API keys');
     await admin.getByLabel('Theme').selectOption('dark');
     const background = () => admin.evaluate(() => getComputedStyle(document.body.parentElement!).backgroundColor);
     expect(await background()).toBe('rgb(17, 21, 29)');
     await admin.reload();
     await admin.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     expect(await background()).toBe('rgb(17, 21, 29)');
-    await check(admin, '22-keys-dark');
+    await rig.check(admin, '22-keys-dark');
     await admin.setViewportSize({ width: 390, height: 844 });
-    await check(admin, '23-keys-dark-phone');
+    await rig.check(admin, '23-keys-dark-phone');
     // The row's actions stay on screen at the table's right edge.
     const rotate = admin.getByRole('button', { name: /^Rotate / }).first();
     const box = (await rotate.boundingBox())!;
@@ -534,7 +498,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('opens a dialog on its first field', async () => {
-    await go(admin, 'keys', 'API keys');
+    await rig.go(admin, 'keys', 'API keys');
     await admin.getByRole('button', { name: 'Create key' }).click();
     const dialog = admin.getByRole('dialog', { name: 'Create an API key' });
     await dialog.waitFor();
@@ -564,26 +528,26 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     });
     expect((await messages.json()).type).toBe('message');
     const { page, context } = await newPage(HALF);
-    await signInWithPassword(page, ALICE);
+    await rig.signIn(page, ALICE);
     await expect.poll(() => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link').allTextContents()).toEqual([
       'Overview', 'API keys', 'Logs', 'Playground', 'Settings', 'Security',
     ]);
     await expect.poll(() => page.getByRole('region', { name: 'Today' }).locator('dd').first().textContent()).toBe('1');
-    await check(page, '11-member-overview-half-width');
-    await go(page, 'keys', 'API keys');
+    await rig.check(page, '11-member-overview-half-width');
+    await rig.go(page, 'keys', 'API keys');
     await page.getByRole('row', { name: /Alice's key/ }).waitFor();
     expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
-    await check(page, '12-member-keys-half-width');
-    await go(page, 'logs', 'Logs');
+    await rig.check(page, '12-member-keys-half-width');
+    await rig.go(page, 'logs', 'Logs');
     await page.getByRole('row', { name: /Alice's key/ }).waitFor();
     expect(await page.getByRole('row', { name: /ci key/ }).count()).toBe(0);
-    await check(page, '13-member-logs-half-width');
+    await rig.check(page, '13-member-logs-half-width');
     await page.getByRole('row', { name: /Alice's key/ }).getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: 'Log entry' }).waitFor();
     await expect.poll(() => page.locator('dt:text-is("Interface") + dd').textContent()).toBe('Anthropic Messages');
     expect(await page.locator('pre.code').last().textContent()).toContain('"type": "message"');
     for (const path of ['users', 'providers', 'models', 'groups']) {
-      await go(page, path, 'Page not found');
+      await rig.go(page, path, 'Page not found');
     }
     await context.close();
   });
@@ -603,7 +567,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('link', { name: 'Users' }).waitFor();
     const users = await api(gw, 'GET', '/v1/admin/users');
     expect(users.body.data).toContainEqual(expect.objectContaining({ email: 'carol@corp.example', role: 'admin', group: 'default' }));
-    await check(page, '14-sso-overview');
+    await rig.check(page, '14-sso-overview');
     await context.close();
   });
 
@@ -612,12 +576,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await writeFile(gw.configFile, `${text}\nmanagement:\n  write_back: false\n`);
     expect((await gw.gateway.config.reload()).ok).toBe(true);
     const { page, context } = await newPage();
-    await signInWithPassword(page, ALICE);
-    await go(page, 'keys', 'API keys');
+    await rig.signIn(page, ALICE);
+    await rig.go(page, 'keys', 'API keys');
     await page.getByText('Read-only mode.').waitFor();
     await expect.poll(() => page.getByRole('alert').or(page.getByRole('status')).filter({ hasText: 'Read-only' }).textContent()).toContain('write_back is false');
     expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
-    await check(page, '15-read-only');
+    await rig.check(page, '15-read-only');
     await context.close();
   });
 

@@ -10,7 +10,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, waitHealthy } from '../_process.ts';
+import { launchGateway } from '../_durability.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const DRAIN_MS = 3000;
@@ -26,20 +26,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function launch(configFile: string) {
-  const gateway = await spawnGateway({
-    GATEWAY_CONFIG: configFile,
-    GATEWAY_MASTER_KEY: MASTER_KEY,
-    GATEWAY_WATCH: 'false',
-    GATEWAY_DATA_DIR: join(dir, 'data'),
-    GATEWAY_DRAIN_TIMEOUT_MS: String(DRAIN_MS),
-    MOCK_URL: `${mock.url}/v1`,
-    REDIS_URL: '',
-    DATABASE_URL: '',
-  });
-  await waitHealthy(gateway);
-  return gateway;
-}
+const launch = (configFile: string) =>
+  launchGateway(configFile, mock, { GATEWAY_DATA_DIR: join(dir, 'data'), GATEWAY_DRAIN_TIMEOUT_MS: String(DRAIN_MS), DATABASE_URL: '' });
 
 const chat = (url: string, body: Record<string, unknown>) =>
   fetch(`${url}/api/v1/chat/completions`, {

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseProxy } from '../_database-proxy.ts';
-import { spawnGateway, waitHealthy } from '../_process.ts';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { launchGateway } from '../_durability.ts';
+import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const N = 6;
@@ -47,18 +47,7 @@ const stored = (schema: string) =>
     return { ids, counted };
   });
 
-async function launch(configFile: string, env: Record<string, string>) {
-  const gateway = await spawnGateway({
-    GATEWAY_CONFIG: configFile,
-    GATEWAY_MASTER_KEY: MASTER_KEY,
-    GATEWAY_WATCH: 'false',
-    MOCK_URL: `${mock.url}/v1`,
-    REDIS_URL: '',
-    ...env,
-  });
-  await waitHealthy(gateway);
-  return gateway;
-}
+const launch = (configFile: string, env: Record<string, string>) => launchGateway(configFile, mock, env);
 
 /** N answered calls while the database is gone; their request ids, sorted. */
 async function callsDuringOutage(url: string): Promise<string[]> {

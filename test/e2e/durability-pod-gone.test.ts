@@ -13,8 +13,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseProxy } from '../_database-proxy.ts';
-import { spawnGateway, waitHealthy } from '../_process.ts';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { launchGateway } from '../_durability.ts';
+import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -51,21 +51,8 @@ async function storedIds(): Promise<string[]> {
   }
 }
 
-async function launch(configFile: string, env: Record<string, string>) {
-  const gateway = await spawnGateway({
-    GATEWAY_CONFIG: configFile,
-    GATEWAY_MASTER_KEY: MASTER_KEY,
-    GATEWAY_WATCH: 'false',
-    MOCK_URL: `${mock.url}/v1`,
-    REDIS_URL,
-    GATEWAY_REDIS_PREFIX: prefix,
-    DATABASE_SCHEMA: schema,
-    GATEWAY_FLUSH_TIMEOUT_MS: '1000',
-    ...env,
-  });
-  await waitHealthy(gateway);
-  return gateway;
-}
+const launch = (configFile: string, env: Record<string, string>) =>
+  launchGateway(configFile, mock, { REDIS_URL, GATEWAY_REDIS_PREFIX: prefix, DATABASE_SCHEMA: schema, GATEWAY_FLUSH_TIMEOUT_MS: '1000', ...env });
 
 describe('SIGTERM while PostgreSQL is down, on a pod whose data directory goes with it', () => {
   it('spills the rows to Redis; a new instance with an empty data directory stores every one, once', async () => {

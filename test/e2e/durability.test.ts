@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, waitHealthy } from '../_process.ts';
+import { launchGateway } from '../_durability.ts';
 import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -27,18 +27,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function launch(configFile: string, env: Record<string, string>) {
-  const gateway = await spawnGateway({
-    GATEWAY_CONFIG: configFile,
-    GATEWAY_MASTER_KEY: MASTER_KEY,
-    GATEWAY_WATCH: 'false',
-    MOCK_URL: `${mock.url}/v1`,
-    REDIS_URL: '',
-    ...env,
-  });
-  await waitHealthy(gateway);
-  return gateway;
-}
+const launch = (configFile: string, env: Record<string, string>) => launchGateway(configFile, mock, env);
 
 async function run(env: Record<string, string>) {
   const configFile = join(dir, `durability-${randomUUID()}.yaml`);

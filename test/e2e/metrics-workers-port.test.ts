@@ -8,13 +8,12 @@ import { mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
-import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
-import { sample } from '../prometheus-sample.ts';
+import { chatOnNewConnection, totalsOnEveryScrape } from '../_metrics-workers.ts';
+import { freePort, spawnGateway, waitForOutput, waitHealthy, type GatewayProcess } from '../_process.ts';
+import { startMockUpstream, type MockUpstream } from '../_setup.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TOKEN = 'metrics-scraper-token-7c1e4b';
-const SERIES = { model: 'mock/gpt-4o-mini', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' };
 let mock: MockUpstream;
 let dir: string;
 let gw: GatewayProcess;
@@ -37,8 +36,8 @@ beforeAll(async () => {
     GATEWAY_REDIS_PREFIX: `gw-test-metrics-port-${process.pid}-${Date.now()}`,
   });
   await waitHealthy(gw);
-  await logged('gateway listening', 2);
-  await logged('metrics listening', 2);
+  await waitForOutput(gw, 'gateway listening', 2);
+  await waitForOutput(gw, 'metrics listening', 2);
 }, 90_000);
 afterAll(async () => {
   if (gw) {
@@ -49,24 +48,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Resolve once `count` lines with `msg` were logged (one per worker). */
-async function logged(msg: string, count: number) {
-  const deadline = Date.now() + 45_000;
-  while (gw.output().split(msg).length - 1 < count) {
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} "${msg}" lines:\n${gw.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function chat() {
-  const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', connection: 'close' },
-    body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  return res.status;
-}
+const chat = () => chatOnNewConnection(gw);
 
 /** The inodes of the sockets listening on `port` (Linux: /proc/net/tcp, tcp6). */
 async function listeningSockets(port: number): Promise<string[]> {
@@ -90,21 +72,12 @@ async function socketsOf(pid: number): Promise<string[]> {
 const scrape = (headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) =>
   fetch(metricsUrl, { headers: { connection: 'close', ...headers } });
 
-/** Poll until each of a round of 8 scrapes reads `expected` requests (observers run after the last byte). */
-async function totals(expected: number) {
-  let read: number[] = [];
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
-    read = [];
-    for (let i = 0; i < 8; i++) {
-      const res = await scrape();
-      expect(res.status).toBe(200);
-      read.push(sample(await res.text(), 'gateway_requests_total', SERIES));
-    }
-    if (read.every((n) => n === expected)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return read;
-}
+const totals = (expected: number) =>
+  totalsOnEveryScrape(async () => {
+    const res = await scrape();
+    expect(res.status).toBe(200);
+    return res.text();
+  }, expected);
 
 describe('the metrics port across worker processes', { timeout: 90_000 }, () => {
   it('is one listener, the primary\'s, that both workers serve: no worker lost the port', async () => {

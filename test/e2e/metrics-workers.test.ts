@@ -8,12 +8,12 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
-import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { chatOnNewConnection, totalsOnEveryScrape } from '../_metrics-workers.ts';
+import { spawnGateway, waitForOutput, waitHealthy, type GatewayProcess } from '../_process.ts';
+import { startMockUpstream, type MockUpstream } from '../_setup.ts';
 import { sample } from '../prometheus-sample.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SERIES = { model: 'mock/gpt-4o-mini', provider: 'mock', endpoint: 'chat', status: '200', outcome: 'ok' };
 let mock: MockUpstream;
 let dir: string;
 let gw: GatewayProcess;
@@ -44,23 +44,8 @@ afterAll(async () => {
 });
 
 /** Resolve once `count` workers have logged that they listen. */
-async function listening(count: number) {
-  const deadline = Date.now() + 45_000;
-  while ((gw.output().match(/gateway listening/g)?.length ?? 0) < count) {
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} workers listening:\n${gw.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function chat() {
-  const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', connection: 'close' },
-    body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  return res.status;
-}
+const listening = (count: number) => waitForOutput(gw, 'gateway listening', count);
+const chat = () => chatOnNewConnection(gw);
 
 /** `times` scrapes, each on a new connection (so the kernel spreads them over the workers). */
 async function scrapes(times: number) {
@@ -73,16 +58,7 @@ async function scrapes(times: number) {
   return texts;
 }
 
-/** Poll until every one of a round of scrapes reads `total` requests (observers run after the last byte). */
-async function totals(expected: number) {
-  let read: number[] = [];
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
-    read = (await scrapes(8)).map((text) => sample(text, 'gateway_requests_total', SERIES));
-    if (read.every((n) => n === expected)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return read;
-}
+const totals = (expected: number) => totalsOnEveryScrape(async () => (await scrapes(1))[0]!, expected);
 
 describe('metrics across worker processes', { timeout: 90_000 }, () => {
   it('answers the whole group on every scrape, whichever worker takes it', async () => {

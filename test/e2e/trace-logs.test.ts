@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
+import { DEMO_KEY, MASTER_KEY, startMockUpstream, waitForLogRecord, type MockUpstream } from '../_setup.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../otlp-receiver.ts';
 
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -61,16 +61,6 @@ async function resumedStream(headers: Record<string, string>): Promise<string> {
   return res.headers.get('x-request-id')!;
 }
 
-async function logRow(id: string): Promise<{ trace_id: string | null }> {
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${gw.url}/v1/admin/logs/${id}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
-    if (res.status === 200) return res.json();
-    await res.text();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no log row ${id}`);
-}
-
 /** The JSON lines the process logged about request `id`. */
 const linesOf = (id: string): Array<Record<string, unknown>> =>
   gw
@@ -93,12 +83,12 @@ describe('trace ids in the log lines of a real request', { timeout: 60_000 }, ()
     expect(request.parentSpanId).toBe(CLIENT_SPAN);
     const resumed = linesOf(id).filter((line) => line.msg === 'stream resumed');
     expect(resumed).toEqual([expect.objectContaining({ level: 'info', from: 'main/breaks', to: 'msgs/cont', trace_id: CLIENT_TRACE, span_id: request.spanId })]);
-    expect((await logRow(id)).trace_id).toBe(CLIENT_TRACE);
+    expect((await waitForLogRecord(gw, id)).trace_id).toBe(CLIENT_TRACE);
   });
 
   it('a request without a client trace logs the ids of the trace the gateway started', async () => {
     const id = await resumedStream({});
-    const row = await logRow(id);
+    const row: { trace_id: string } = await waitForLogRecord(gw, id);
     expect(row.trace_id).toMatch(/^[0-9a-f]{32}$/);
     const spans = await receiver.waitFor((all) => all.some((s) => s.kind === 2 && s.traceId === row.trace_id));
     const request = spans.find((s) => s.kind === 2 && s.traceId === row.trace_id)!;

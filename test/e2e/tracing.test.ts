@@ -9,12 +9,11 @@
  * OpenTelemetry loads.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, waitHealthy, type GatewayProcess } from '../_process.ts';
-import { DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, type MockUpstream } from '../_setup.ts';
+import { closedPort, DEMO_KEY, MASTER_KEY, startMockUpstream, startTestGateway, waitForLogRecord, type MockUpstream } from '../_setup.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../otlp-receiver.ts';
 import * as tracingModule from '../../src/pipeline/tracing.ts';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -44,14 +43,6 @@ let mock: MockUpstream;
 let receiver: OtlpReceiver;
 let dir: string;
 let gw: GatewayProcess;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 const chat = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   fetch(`${gw.url}/api/v1/chat/completions`, {
@@ -90,17 +81,6 @@ afterAll(async () => {
   await mock?.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A request's call-log row, once the log queue has written it. */
-async function logRow(id: string) {
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${gw.url}/v1/admin/logs/${id}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
-    if (res.status === 200) return res.json();
-    await res.text();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no log row ${id}`);
-}
 
 describe('traces over OTLP', { timeout: 60_000 }, () => {
   let spans: ReceivedSpan[];
@@ -174,8 +154,8 @@ describe('traces over OTLP', { timeout: 60_000 }, () => {
     expect(receiver.spans).toHaveLength(0);
     // The call-log rows carry their request's trace id (GET /v1/admin/logs/{id}), the client's when it sent one.
     rows = {
-      fallback: await logRow(fallback.headers.get('x-request-id')!),
-      stream: await logRow(stream.headers.get('x-request-id')!),
+      fallback: await waitForLogRecord(gw, fallback.headers.get('x-request-id')!),
+      stream: await waitForLogRecord(gw, stream.headers.get('x-request-id')!),
     };
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);

@@ -144,6 +144,13 @@ export interface RowAction {
   always?: boolean;
 }
 
+/** The header over RowActions: named for screen readers, blank on screen. */
+export const ActionsHeader = () => (
+  <th scope="col" class="actions-cell">
+    <span class="visually-hidden">Actions</span>
+  </th>
+);
+
 /**
  * The last cell of a table row: its action buttons, each named with the row ("Rotate ci key").
  * It sticks to the right edge of a table wider than the screen, so a phone reaches the actions

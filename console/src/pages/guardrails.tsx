@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type List } from '../api.ts';
-import { Alert, Dialog, Loading, RowActions } from '../components/ui.tsx';
+import { ActionsHeader, Alert, Dialog, Loading, RowActions } from '../components/ui.tsx';
 import { draftsUnder, forgetDraft } from '../draft.ts';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
@@ -86,9 +86,7 @@ export function GuardrailsPage() {
                 <th scope="col">Runs on</th>
                 <th scope="col">Action</th>
                 <th scope="col">Applies to</th>
-                <th scope="col" class="actions-cell">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api.ts';
-import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SecretOnce, SelectField } from '../components/ui.tsx';
+import { ActionsHeader, Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SecretOnce, SelectField } from '../components/ui.tsx';
 import { budgetBody, expiresText, initialBudget, PERIODS, type Budget } from './key-budget.ts';
 import { formatDateTime, formatInt } from '../format.ts';
 import { useLoad } from '../hooks.ts';
@@ -163,9 +163,7 @@ export function KeysPage() {
                 <th scope="col">Requests</th>
                 <th scope="col">Tokens</th>
                 <th scope="col">Created</th>
-                <th scope="col" class="actions-cell">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

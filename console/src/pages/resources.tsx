@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { draftsUnder, forgetDraft, useDraft } from '../draft.ts';
 import { api, ApiError, type List } from '../api.ts';
 import type { ComponentChildren } from 'preact';
-import { Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField, type RowAction } from '../components/ui.tsx';
+import { ActionsHeader, Alert, Dialog, errorFor, Field, Loading, QuotaBar, RowActions, SelectField, type RowAction } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { useSession } from '../session.ts';
 import { TextAreaField } from '../components/textarea.tsx';
@@ -188,9 +188,7 @@ export function ResourcePage(props: { kind: string; extras?: ResourceExtras }) {
                     {c.label}
                   </th>
                 ))}
-                <th scope="col" class="actions-cell">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

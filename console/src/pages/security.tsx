@@ -7,7 +7,7 @@
 import { renderSVG } from 'uqr';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
-import { Alert, errorFor, Field, Loading } from '../components/ui.tsx';
+import { ActionsHeader, Alert, errorFor, Field, Loading } from '../components/ui.tsx';
 import { formatDateTime } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { RecoveryCodes } from './recovery-codes.tsx';
@@ -192,9 +192,7 @@ function TrustedDevices(props: { devices: SecurityStatus['trusted_devices']; onC
               <tr>
                 <th scope="col">Device</th>
                 <th scope="col">Last used</th>
-                <th scope="col" class="actions-cell">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

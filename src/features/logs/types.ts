@@ -3,6 +3,7 @@
  * statistics read. Two implementations share this contract: SQLite (embedded default) and
  * PostgreSQL (`DATABASE_URL`).
  */
+import type { GuardrailVerdict } from '../../pipeline/outcome.ts';
 
 /** One upstream attempt of a call (fallbacks make several). */
 export interface LogAttempt {
@@ -18,16 +19,8 @@ export interface LogAttempt {
   kind?: 'first' | 'retry' | 'fallback' | 'resumed' | 'hedged';
 }
 
-/** One guardrail's verdict on a call (src/plugins/guardrails): never the text it matched. */
-export interface LogGuardrail {
-  guardrail: string;
-  check: string;
-  stage: 'input' | 'output';
-  action: 'block' | 'redact' | 'flag';
-  result: 'pass' | 'blocked' | 'redacted' | 'flagged' | 'error';
-  categories: string[];
-  failed?: 'open' | 'closed';
-}
+/** One guardrail's verdict on a call, stored as the pipeline recorded it: never the text it matched. */
+export type LogGuardrail = GuardrailVerdict;
 
 /** What the log pipeline step writes per inference call. */
 /** The inference interface a call came in through. */
