@@ -3,7 +3,7 @@
  * run through code V8 has not compiled yet (the pipeline, undici's client and its llhttp wasm,
  * node:http, srvx), and at a few thousand requests per second that first pass is a stall the
  * queue then carries for a second or more. So before the gateway listens, it sends itself a few
- * hundred plain and streamed chat calls over loopback HTTP, through the default pipeline, to an
+ * dozen plain and streamed chat calls over loopback HTTP, through the default pipeline, to an
  * upstream of its own (rehearsal-upstream.ts).
  *
  * Nothing of the rehearsal is seen or kept: it runs on a config of its own (one compat provider,
@@ -27,13 +27,18 @@ import { builtinPlugins } from '../plugins/index.ts';
 import { createMemoryStore } from '../store/memory.ts';
 import { startRehearsalUpstream } from './rehearsal-upstream.ts';
 
-/** Calls sent by default (half of them streamed); GATEWAY_REHEARSAL_CALLS=0 turns it off. */
-export const DEFAULT_REHEARSAL_CALLS = 400;
+/**
+ * Calls sent by default (half of them streamed); GATEWAY_REHEARSAL_CALLS=0 turns it off. The first
+ * few pay the one-time costs (compiling every function on the path, undici's wasm parser) that
+ * made the first request ~25-45 ms; more warm the code further but each leaves memory resident
+ * (idle RSS +7 MiB at 64, +17 MiB at 400: bench/README.md, issue 37).
+ */
+export const DEFAULT_REHEARSAL_CALLS = 64;
 /** The rehearsal never holds the start longer than this. */
 const BUDGET_MS = 3_000;
 const CONCURRENCY = 8;
 
-/** `GATEWAY_REHEARSAL_CALLS` (a whole number >= 0, default 400); anything else stops the start. */
+/** `GATEWAY_REHEARSAL_CALLS` (a whole number >= 0, default 64); anything else stops the start. */
 export function rehearsalCallsFrom(env: NodeJS.ProcessEnv): number {
   const raw = env.GATEWAY_REHEARSAL_CALLS;
   if (raw === undefined || raw === '') return DEFAULT_REHEARSAL_CALLS;
