@@ -12,6 +12,7 @@ import { authenticate } from './auth/authenticate.ts';
 import { requireScope, scopeOf } from './auth/route-scopes.ts';
 import type { PlatformScope } from './auth/scopes.ts';
 import { createGateway, type RunningGateway } from './boot/gateway.ts';
+import { rehearsalCallsFrom, rehearse } from './boot/rehearsal.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
@@ -149,9 +150,12 @@ export async function startGateway(options: StartOptions): Promise<Started> {
   const configFile = resolve(env.GATEWAY_CONFIG ?? 'gateway.yaml');
   // GATEWAY_WATCH=false leaves reloads to SIGHUP (or the management API) only.
   const watch = options.watch ?? env.GATEWAY_WATCH !== 'false';
+  const rehearsalCalls = rehearsalCallsFrom(env);
   const gateway = await createGateway({ configFile, env, logger, watch, store: options.store });
   try {
     const app = createServerApp(gateway, logger);
+    // Before listening: readiness (the health path) comes after the first pass through the code.
+    await rehearse(gateway, logger, rehearsalCalls);
     const { server: serverConfig } = gateway.runtime.current().config;
     const server = serve({
       fetch: app.fetch,

@@ -14,6 +14,12 @@ export interface Generation {
   readonly pipeline: Pipeline;
 }
 
+/** What an inference call reads of the gateway: the runtime and the generation in force. */
+export interface InferenceHost {
+  readonly runtime: Runtime;
+  readonly config: Pick<ConfigHolder<Generation>, 'current'>;
+}
+
 export interface Gateway {
   readonly runtime: Runtime;
   readonly config: ConfigHolder<Generation>;

@@ -32,7 +32,15 @@ interface Loaded {
   instance: PluginInstance;
 }
 
-export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, configFile: string, builtins: BuiltinPlugins): Promise<Pipeline> {
+/** `traced: false`: no request of this pipeline is traced (the start rehearsal's, src/boot/rehearsal.ts). */
+export async function buildPipeline(
+  entries: PipelineEntry[],
+  deps: PluginDeps,
+  configFile: string,
+  builtins: BuiltinPlugins,
+  options: { traced?: boolean } = {},
+): Promise<Pipeline> {
+  const traced = options.traced !== false;
   const prepared = await preparePipeline(entries, configFile, builtins);
   if (!prepared.ok) throw new ConfigPathError(prepared.problems);
   const loaded: Loaded[] = [];
@@ -108,7 +116,7 @@ export async function buildPipeline(entries: PipelineEntry[], deps: PluginDeps, 
     run(ctx) {
       inFlight++;
       gatewayInFlight.count++;
-      if (tracing !== null) ctx.trace = tracing.start(ctx);
+      if (tracing !== null && traced) ctx.trace = tracing.start(ctx);
       // A traced request's log lines carry its trace (kernel/logger.ts), to the end of its stream.
       return ctx.trace ? withLogFields({ trace_id: ctx.trace.traceId, span_id: ctx.trace.spanId }, () => runSteps(ctx)) : runSteps(ctx);
     },

@@ -5,9 +5,9 @@
  */
 import { bearerToken, resolveCredential } from '../../auth/credentials.ts';
 import { invalidApiKey } from '../../kernel/errors.ts';
-import type { Gateway } from '../../pipeline/gateway.ts';
+import type { InferenceHost } from '../../pipeline/gateway.ts';
 
-export async function readBodyCredentialFirst<T>(gateway: Gateway, request: Request, read: () => Promise<T>): Promise<T> {
+export async function readBodyCredentialFirst<T>(gateway: InferenceHost, request: Request, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (bodyError) {

@@ -7,7 +7,7 @@
 import { refuseDeepBody } from '../../http/json-depth.ts';
 import { readJson } from '../../http/read-body.ts';
 import type { Endpoint } from '../../pipeline/context.ts';
-import type { Gateway } from '../../pipeline/gateway.ts';
+import type { InferenceHost } from '../../pipeline/gateway.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
 import { readBodyCredentialFirst } from './credential-first.ts';
 
@@ -24,7 +24,7 @@ export interface ClientBody {
  * caller whose credential (read from `request`) is wrong answers 401, as for chat.
  */
 export function readClientBody(
-  gateway: Gateway,
+  gateway: InferenceHost,
   request: Request,
   limit: number,
   toChat: (raw: unknown) => ChatRequest,
@@ -38,7 +38,7 @@ export function readClientBody(
 }
 
 /** Runs `prepare`, the work before the pipeline; a refusal there is counted under `endpoint`, then thrown on. */
-export async function beforePipeline<T>(gateway: Gateway, endpoint: Endpoint, prepare: () => Promise<T>): Promise<T> {
+export async function beforePipeline<T>(gateway: InferenceHost, endpoint: Endpoint, prepare: () => Promise<T>): Promise<T> {
   try {
     return await prepare();
   } catch (error) {

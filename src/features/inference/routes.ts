@@ -4,7 +4,7 @@
  * (src/features/responses).
  */
 import { precompiledValidators, bodyValidator } from './validate-body.ts';
-import type { Gateway } from '../../pipeline/gateway.ts';
+import type { InferenceHost } from '../../pipeline/gateway.ts';
 import { createContext, type Endpoint } from '../../pipeline/context.ts';
 import { missingApiKey } from '../../kernel/errors.ts';
 import type { ChatRequest } from '../../providers/openai-types.ts';
@@ -18,7 +18,7 @@ export const validateChatBody = bodyValidator<ChatRequest>(precompiledValidators
 /** Turns a validated client body into the chat-shaped request the pipeline runs on. */
 export type BodyAdapter = (body: unknown) => ChatRequest;
 
-export async function handleInference(gateway: Gateway, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
+export async function handleInference(gateway: InferenceHost, request: Request, ip: string, endpoint: Endpoint, toChat: BodyAdapter): Promise<Response> {
   const { snapshot, pipeline } = gateway.config.current();
   const ctx = await beforePipeline(gateway, endpoint, async () => {
     // Refuse anonymous calls before reading a body we would throw away.

@@ -1,0 +1,67 @@
+/**
+ * The upstream a starting gateway rehearses against (src/boot/rehearsal.ts): an OpenAI-compatible
+ * `/chat/completions` on 127.0.0.1, in process, answering at once with a whole answer or a short
+ * stream (content events, the finish, the usage, `[DONE]`), the shapes a real upstream sends.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RehearsalUpstream {
+  /** The base URL to configure as a compat provider's endpoint. */
+  url: string;
+  close(): Promise<void>;
+}
+
+const WORDS = ['The', ' gateway', ' is', ' warming', ' up', ' before', ' it', ' says', ' it', ' is', ' ready', '.'];
+const USAGE = { prompt_tokens: 12, completion_tokens: WORDS.length, total_tokens: 12 + WORDS.length };
+
+function chunk(model: string, delta: object, finish: string | null, usage: object | null = null) {
+  return { id: 'chatcmpl-rehearsal', object: 'chat.completion.chunk', created: 0, model, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], usage };
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, text: string) {
+  let body: { model?: string; stream?: boolean } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // answered as a plain request below
+  }
+  const model = body.model ?? 'rehearsal';
+  if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+    res.writeHead(404).end();
+    return;
+  }
+  if (!body.stream) {
+    const message = { role: 'assistant', content: WORDS.join('') };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'chatcmpl-rehearsal', object: 'chat.completion', created: 0, model, choices: [{ index: 0, message, finish_reason: 'stop' }], usage: USAGE }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const events = [chunk(model, { role: 'assistant', content: '' }, null), ...WORDS.map((word) => chunk(model, { content: word }, null))];
+  events.push(chunk(model, {}, 'stop'), chunk(model, {}, null, USAGE));
+  for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+export async function startRehearsalUpstream(): Promise<RehearsalUpstream> {
+  const server = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (piece: string) => (text += piece));
+    req.on('end', () => answer(req, res, text));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
