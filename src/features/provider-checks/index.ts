@@ -5,7 +5,7 @@
 import type { FeatureContext, Installed } from '../../http/feature.ts';
 import type { LogService } from '../logs/service.ts';
 import { providerHealth } from './health.ts';
-import { testProvider } from './test-call.ts';
+import { testProvider } from './probe-call.ts';
 
 export function installProviderChecks(_ctx: FeatureContext, logs: LogService): Installed {
   return {
