@@ -1,6 +1,6 @@
 /**
  * Recovery codes: the way past the second factor when the authenticator is lost. Ten random codes
- * (`xxxxx-xxxxx`), shown once when generated; the account keeps only their `sha256:<hex>` (as API
+ * (two groups of five characters joined by a dash), shown once when generated; the account keeps only their `sha256:<hex>` (as API
  * keys are kept: long random strings, not passwords). Generating again replaces the whole set.
  *
  * Each code is single use, atomically: its hash's counter `gw:sec:recovery-used:<account>:<hash>`

@@ -20,7 +20,7 @@ const NATIONAL_LENGTHS: Record<string, [number, number]> = {
 
 /** National forms (with the trunk prefix) by region: digits only, separators removed. */
 const NATIONAL: Record<string, (digits: string) => boolean> = {
-  // NANP: NPA-NXX-XXXX, area code and exchange start with 2-9, no N11 area code; an optional leading 1.
+  // NANP: a 3-digit area code, a 3-digit exchange, 4 digits; area code and exchange start with 2-9, no N11 area code; an optional leading 1.
   US: (d) => /^1?[2-9](?!11)\d{2}[2-9]\d{6}$/.test(d),
   CA: (d) => NATIONAL.US!(d),
   GB: (d) => /^0[1237-9]\d{8,9}$/.test(d),
