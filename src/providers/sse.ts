@@ -17,64 +17,68 @@ function eventTooLarge(): UpstreamStreamError {
 
 export class SseDecoder {
   private buffer = '';
-  private data: string[] = [];
-  private dataChars = 0;
+  /** The event's data so far (lines joined with LF); null before its first data line. */
+  private data: string | null = null;
   private event: string | undefined;
 
   /** Feed decoded text; returns the events it completed. */
   push(text: string): SseEvent[] {
-    this.buffer += text;
+    const buffer = this.buffer === '' ? text : this.buffer + text;
     const events: SseEvent[] = [];
     let start = 0;
+    // Where the next CR is, searched again only once passed: most streams have none, and searching
+    // the rest of the buffer for one at every line made the decoder quadratic in its read's size.
+    let cr = buffer.indexOf('\r');
     for (;;) {
-      const lf = this.buffer.indexOf('\n', start);
-      const cr = this.buffer.indexOf('\r', start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);
+      const lf = buffer.indexOf('\n', start);
       let end: number;
       let next: number;
       if (cr !== -1 && (lf === -1 || cr < lf)) {
         // A CR at the very end may be the first half of a CRLF still in flight.
-        if (cr === this.buffer.length - 1) break;
+        if (cr === buffer.length - 1) break;
         end = cr;
-        next = this.buffer[cr + 1] === '\n' ? cr + 2 : cr + 1;
+        next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
       } else if (lf !== -1) {
         end = lf;
         next = lf + 1;
       } else break;
-      this.line(this.buffer.slice(start, end), events);
+      this.line(buffer, start, end, events);
       start = next;
     }
-    this.buffer = this.buffer.slice(start);
-    if (this.buffer.length + this.dataChars > MAX_EVENT_CHARS) throw eventTooLarge();
+    this.buffer = start === 0 ? buffer : buffer.slice(start);
+    if (this.buffer.length + (this.data?.length ?? 0) > MAX_EVENT_CHARS) throw eventTooLarge();
     return events;
   }
 
   /** End of input: a last event without its blank line still counts. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    if (this.buffer.length) this.line(this.buffer.replace(/\r$/, ''), events);
+    const rest = this.buffer.replace(/\r$/, '');
     this.buffer = '';
-    this.line('', events);
+    if (rest.length) this.line(rest, 0, rest.length, events);
+    this.line('', 0, 0, events);
     return events;
   }
 
-  private line(line: string, events: SseEvent[]) {
-    if (line === '') {
-      if (this.data.length) events.push({ event: this.event, data: this.data.join('\n') });
-      this.data = [];
-      this.dataChars = 0;
+  /** One line, `text.slice(start, end)`, read in place (no copy of the line itself). */
+  private line(text: string, start: number, end: number, events: SseEvent[]) {
+    if (start === end) {
+      if (this.data !== null) events.push({ event: this.event, data: this.data });
+      this.data = null;
       this.event = undefined;
       return;
     }
-    if (line.charCodeAt(0) === 58 /* ':' comment */) return;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') {
-      this.data.push(value);
-      this.dataChars += value.length;
-    }
-    else if (field === 'event') this.event = value;
+    const first = text.charCodeAt(start);
+    if (first === 58 /* ':' comment */) return;
+    let colon = text.indexOf(':', start);
+    if (colon === -1 || colon > end) colon = end;
+    let from = colon + 1;
+    if (from < end && text.charCodeAt(from) === 32) from++;
+    const value = from < end ? text.slice(from, end) : '';
+    const length = colon - start;
+    if (length === 4 && first === 100 /* d */ && text.startsWith('data', start)) this.data = this.data === null ? value : `${this.data}\n${value}`;
+    else if (length === 5 && first === 101 /* e */ && text.startsWith('event', start)) this.event = value;
   }
 }
 
