@@ -9,6 +9,8 @@ import type { GatewayContext, Renderer } from './context-types.ts';
 import { kOnBodyEnd, type BodyEndListener, type ReportsEnd } from './body-end.ts';
 import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
 import { keepLogFields } from '../kernel/logger.ts';
+import { rawJsonOf } from '../providers/openai-raw-chunks.ts';
+import type { ChatChunk } from '../providers/openai-types.ts';
 
 export type { Renderer } from './context-types.ts';
 
@@ -167,12 +169,16 @@ export const chatRenderer: Renderer = {
     return jsonAnswer(ctx, text);
   },
   stream(ctx, chunks, abort) {
+    // A chunk read from the upstream's text carries its JSON (src/providers/openai-raw-chunks.ts),
+    // used when nothing but the gateway's own steps stood between: no step wrapped this renderer
+    // to change chunks in ways the renderer cannot see (the output guardrails do).
+    const json = ctx.renderer === chatRenderer ? jsonOfChunk : jsonOfParsed;
     const body = sseBody(
       chunks,
       (batch) => {
         // One write per batch: its events leave together, as they came.
         let text = '';
-        for (const chunk of batch) text += `data: ${JSON.stringify(chunk)}\n\n`;
+        for (const chunk of batch) text += `data: ${json(chunk)}\n\n`;
         return encoder.encode(text);
       },
       (error) => {
@@ -189,4 +195,7 @@ export const chatRenderer: Renderer = {
 };
 
 export const streamCutError = () => streamInterrupted();
+
+const jsonOfParsed = (chunk: ChatChunk) => JSON.stringify(chunk);
+const jsonOfChunk = (chunk: ChatChunk) => rawJsonOf(chunk) ?? JSON.stringify(chunk);
 

@@ -6,6 +6,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 import type { ProviderAdapter, SseEvent, StreamTranslator, Target, UpstreamErrorInfo, UpstreamRequest } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
 import { openaiEmbeddings } from './openai-embeddings.ts';
+import { RawChunkReader } from './openai-raw-chunks.ts';
 
 /** Fields only the gateway understands; never sent upstream. */
 const GATEWAY_ONLY = new Set(['fallbacks']);
@@ -52,6 +53,9 @@ export function parseOpenAIResponse(body: unknown, target: Target): ChatCompleti
 /** OpenAI SSE: `data: {chunk}` frames ending with `data: [DONE]`; errors as `data: {"error":…}`. */
 export function createOpenAITranslator(target: Target): StreamTranslator {
   let done = false;
+  /** Reads the stream's common events as text (openai-raw-chunks.ts), once learned from a parsed one. */
+  let reader: RawChunkReader | null = null;
+  let learning = 2;
   return {
     get done() {
       return done;
@@ -61,6 +65,8 @@ export function createOpenAITranslator(target: Target): StreamTranslator {
         done = true;
         return [];
       }
+      const read = reader?.read(event.data);
+      if (read) return [read];
       let chunk: ChatChunk & { error?: { message?: string; type?: string; code?: string | null; param?: string | null } };
       try {
         chunk = JSON.parse(event.data);
@@ -80,6 +86,12 @@ export function createOpenAITranslator(target: Target): StreamTranslator {
       if (!Array.isArray(chunk.choices)) return [];
       // Azure sends a leading chunk with prompt_filter_results and no choices: nothing to relay.
       if (chunk.choices.length === 0 && !chunk.usage) return [];
+      // The first events with choices teach the reader the frame (an upstream whose frame is not
+      // written the way JSON.stringify writes it is given up on after two).
+      if (reader === null && learning > 0) {
+        learning--;
+        reader = RawChunkReader.learn(chunk, event.data, target.requestedAs);
+      }
       chunk.model = target.requestedAs;
       return [chunk];
     },
