@@ -9,7 +9,7 @@ import type { GatewayContext, Renderer } from './context-types.ts';
 import { kOnBodyEnd, type BodyEndListener, type ReportsEnd } from './body-end.ts';
 import { streamInterrupted, toGatewayError, type GatewayError } from '../kernel/errors.ts';
 import { keepLogFields } from '../kernel/logger.ts';
-import { rawJsonOf } from '../providers/openai-raw-chunks.ts';
+import { rawJsonOf } from './raw-json.ts';
 import type { ChatChunk } from '../providers/openai-types.ts';
 
 export type { Renderer } from './context-types.ts';

@@ -4,7 +4,7 @@ import { observeChunks } from '../pipeline/observe-chunks.ts';
 import { createTestContext } from '../pipeline/test-context.ts';
 import type { Renderer } from '../pipeline/context-types.ts';
 import { createOpenAITranslator } from './openai.ts';
-import { rawJsonOf } from './openai-raw-chunks.ts';
+import { rawJsonOf } from '../pipeline/raw-json.ts';
 import type { ChatChunk } from './openai-types.ts';
 import { fixtureText, makeTarget } from './shared-fixtures.ts';
 import { parseSseText } from './sse.ts';
