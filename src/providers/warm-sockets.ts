@@ -23,6 +23,8 @@ export interface WarmConnector {
   connect: Connector;
   /** Opens `count` connections to `origin` ahead; resolves with how many opened (never rejects). */
   open(origin: string, count: number): Promise<number>;
+  /** How many connections to `origin` wait to be taken. */
+  waiting(origin: string): number;
   /** Closes the connections not taken. */
   close(): void;
 }
@@ -58,9 +60,12 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
     // a connection handed over at once would sit idle with the request queued behind it.
     queueMicrotask(() => (socket.destroyed ? base(options, callback) : callback(null, socket)));
   };
+  /** Still connecting: closed with the rest rather than left to their connect timeout. */
+  const connecting = new Set<Socket>();
   const openOne = (key: string, options: ConnectOptions, batch: Socket[]) =>
     new Promise<boolean>((resolve) => {
-      base(options, (error, socket) => {
+      const pending = base(options, (error, socket) => {
+        connecting.delete(pending);
         if (error || !socket) return resolve(false);
         if (closed) {
           socket.destroy();
@@ -71,7 +76,9 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
         ready.set(key, (ready.get(key) ?? new Map()).set(socket, onClose));
         batch.push(socket);
         resolve(true);
-      });
+      }) as unknown as Socket;
+      // undici's connector returns the socket it opens (its types say nothing).
+      if (pending) connecting.add(pending.once('close', () => connecting.delete(pending) && resolve(false)));
     });
   return {
     connect,
@@ -91,10 +98,15 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
       const opened = await Promise.all(Array.from({ length: count }, () => openOne(key, options, batch)));
       return opened.filter(Boolean).length;
     },
+    waiting: (origin) => {
+      const url = new URL(origin);
+      return ready.get(originKey(url.protocol, url.host))?.size ?? 0;
+    },
     close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      for (const socket of connecting) socket.destroy();
       for (const [key, sockets] of [...ready]) for (const socket of [...sockets.keys()]) if (drop(key, socket)) socket.destroy();
     },
   };
