@@ -49,7 +49,9 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
   const take = (key: string): Socket | undefined => {
     for (const socket of [...(ready.get(key)?.keys() ?? [])]) {
       drop(key, socket);
-      if (!socket.destroyed && socket.readyState === 'open') return socket;
+      // Bytes from an upstream that was asked nothing (a 408 before it closes) would be read as the answer.
+      if (!socket.destroyed && socket.readyState === 'open' && socket.readableLength === 0) return socket;
+      socket.destroy();
     }
     return undefined;
   };
@@ -64,8 +66,14 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
   const connecting = new Set<Socket>();
   const openOne = (key: string, options: ConnectOptions, batch: Socket[]) =>
     new Promise<boolean>((resolve) => {
-      const pending = base(options, (error, socket) => {
-        connecting.delete(pending);
+      let pending: Socket | undefined;
+      const onPendingClose = () => {
+        if (pending) connecting.delete(pending);
+        resolve(false);
+      };
+      // undici's connector returns the socket it opens (its types say nothing).
+      pending = base(options, (error, socket) => {
+        if (pending) connecting.delete(pending.off('close', onPendingClose));
         if (error || !socket) return resolve(false);
         if (closed) {
           socket.destroy();
@@ -76,9 +84,8 @@ export function warmConnector(base: Connector, ttlMs = WARM_SOCKET_TTL_MS): Warm
         ready.set(key, (ready.get(key) ?? new Map()).set(socket, onClose));
         batch.push(socket);
         resolve(true);
-      }) as unknown as Socket;
-      // undici's connector returns the socket it opens (its types say nothing).
-      if (pending) connecting.add(pending.once('close', () => connecting.delete(pending) && resolve(false)));
+      }) as unknown as Socket | undefined;
+      if (pending && !pending.destroyed) connecting.add(pending.once('close', onPendingClose));
     });
   return {
     connect,
