@@ -71,7 +71,8 @@ describe('the upstreams a start connects to ahead', () => {
     // A connect timeout far longer than the test's own: only the start's own wait can end this.
     const config = configOf({ timeouts: { connect: 60_000 }, providers: [provider('p', `https://127.0.0.1:${port}`)], models: [model('m', 'p')] });
     expect(await preconnectUpstreams(transport, config, logger, 2)).toBe(0);
-    await vi.waitFor(() => expect(sockets).toHaveLength(2));
+    // One connection tried: the others wait for it.
+    await vi.waitFor(() => expect(sockets).toHaveLength(1));
     // ...and closing the transport ends them instead of leaving them to their timeout.
     await transport.close();
     await Promise.all(sockets.map((socket) => new Promise((resolve) => (socket.destroyed ? resolve(undefined) : socket.once('close', resolve)))));
@@ -79,12 +80,25 @@ describe('the upstreams a start connects to ahead', () => {
 
   it('a transport that cannot connect ahead, or a count of 0, opens nothing', async () => {
     const config = configOf({ providers: [provider('p', 'http://127.0.0.1:9')], models: [model('m', 'p')] });
-    const preconnect = vi.fn(async () => 1);
+    const preconnect = vi.fn(async (_origin: string, _timeout: number, count: number) => count);
     const bare: Transport = { send: async () => Promise.reject(new Error('unused')), close: async () => {} };
     expect(await preconnectUpstreams(bare, config, logger, 4)).toBe(0);
     expect(await preconnectUpstreams({ ...bare, preconnect }, config, logger, 0)).toBe(0);
     expect(preconnect).not.toHaveBeenCalled();
-    expect(await preconnectUpstreams({ ...bare, preconnect }, config, logger, 4)).toBe(1);
-    expect(preconnect).toHaveBeenCalledWith('http://127.0.0.1:9', 10_000, 4);
+  });
+
+  it('opens one connection to an origin first, the rest only once that one opened', async () => {
+    const config = configOf({
+      providers: [provider('down', 'https://down.example.com'), provider('up', 'https://up.example.com')],
+      models: [model('m1', 'down'), model('m2', 'up')],
+    });
+    const preconnect = vi.fn(async (origin: string, _timeout: number, count: number) => (origin.includes('down') ? 0 : count));
+    const transport: Transport = { send: async () => Promise.reject(new Error('unused')), close: async () => {}, preconnect };
+    expect(await preconnectUpstreams(transport, config, logger, 4)).toBe(4);
+    expect(preconnect.mock.calls).toEqual([
+      ['https://down.example.com', 10_000, 1],
+      ['https://up.example.com', 10_000, 1],
+      ['https://up.example.com', 10_000, 3],
+    ]);
   });
 });

@@ -56,14 +56,16 @@ export async function preconnectUpstreams(transport: Transport, config: GatewayC
   if (!origins.length) return 0;
   const started = Date.now();
   let opened = 0;
-  const all = Promise.all(
-    origins.map(({ origin, connectTimeoutMs }) =>
-      transport.preconnect!(origin, connectTimeoutMs, count).then(
-        (n) => void (opened += n),
-        () => {},
-      ),
-    ),
-  );
+  // One origin at a time, and one connection before the others: a host that does not resolve
+  // holds a libuv thread for the resolver's timeout (seconds), and password hashing, the file
+  // system and DNS share those few threads. Only once one connection opened do the rest follow.
+  const all = (async () => {
+    for (const { origin, connectTimeoutMs } of origins) {
+      const first = await transport.preconnect!(origin, connectTimeoutMs, 1).catch(() => 0);
+      opened += first;
+      if (first && count > 1) opened += await transport.preconnect!(origin, connectTimeoutMs, count - 1).catch(() => 0);
+    }
+  })();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_MS)))]);
   clearTimeout(timer);
