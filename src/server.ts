@@ -13,6 +13,7 @@ import { requireScope, scopeOf } from './auth/route-scopes.ts';
 import type { PlatformScope } from './auth/scopes.ts';
 import { createGateway, type RunningGateway } from './boot/gateway.ts';
 import { rehearsalCallsFrom, rehearse } from './boot/rehearsal.ts';
+import { preconnectCountFrom, preconnectUpstreams } from './boot/preconnect.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { requestIp } from './http/client-ip.ts';
 import { renderError, safe } from './http/handle.ts';
@@ -151,11 +152,14 @@ export async function startGateway(options: StartOptions): Promise<Started> {
   // GATEWAY_WATCH=false leaves reloads to SIGHUP (or the management API) only.
   const watch = options.watch ?? env.GATEWAY_WATCH !== 'false';
   const rehearsalCalls = rehearsalCallsFrom(env);
+  const preconnectCount = preconnectCountFrom(env);
   const gateway = await createGateway({ configFile, env, logger, watch, store: options.store });
   try {
     const app = createServerApp(gateway, logger);
     // Before listening: readiness (the health path) comes after the first pass through the code.
     await rehearse(gateway, logger, rehearsalCalls);
+    // Last before listening, so that the upstream connections are as fresh as can be when the load comes.
+    await preconnectUpstreams(gateway.runtime.transport, gateway.runtime.current().config, logger, preconnectCount);
     const { server: serverConfig } = gateway.runtime.current().config;
     const server = serve({
       fetch: app.fetch,

@@ -11,7 +11,9 @@ import type { Agent, Dispatcher } from 'undici';
 // The Agent alone, not undici's index: that loads fetch, WebSocket, caches and the rest besides,
 // ~5 MiB resident the gateway never uses (bench/README.md, issue 18).
 import UndiciAgent from 'undici/lib/dispatcher/agent.js';
+import buildConnector from 'undici/lib/core/connect.js';
 import { ReplyBody } from './reply-body.ts';
+import { warmConnector, type WarmConnector } from './warm-sockets.ts';
 
 export interface UpstreamCall {
   url: string;
@@ -40,6 +42,11 @@ export interface Transport {
    * deadline at shutdown): every attempt still running then ends, and any later one at once.
    */
   readonly stopping?: StopSignal;
+  /**
+   * Opens `count` connections to `origin` ahead of the first call there (the start: see
+   * warm-sockets.ts), for calls with this connect timeout; resolves with how many opened.
+   */
+  preconnect?(origin: string, connectTimeoutMs: number, count: number): Promise<number>;
 }
 
 /** The transport's stop, as attempts (routing/call.ts) see it. */
@@ -149,22 +156,27 @@ class Stopping extends EventEmitter implements StopSignal {
 
 export function createTransport(): Transport & { stop(): void } {
   const stopping = new Stopping();
-  const agents = new Map<number, Agent>();
+  const agents = new Map<number, { agent: Agent; connector: WarmConnector }>();
   const agentFor = (connectTimeout: number) => {
-    let agent = agents.get(connectTimeout);
-    if (!agent) {
-      agent = new UndiciAgent({ connect: { timeout: connectTimeout }, keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
-      agents.set(connectTimeout, agent);
+    let entry = agents.get(connectTimeout);
+    if (!entry) {
+      // The connector undici would build from `connect: { timeout }`, behind the one that hands out warm connections.
+      const connector = warmConnector(buildConnector({ timeout: connectTimeout }));
+      const agent = new UndiciAgent({ connect: connector.connect, keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+      entry = { agent, connector };
+      agents.set(connectTimeout, entry);
     }
-    return agent;
+    return entry;
   };
   return {
-    send: (call) => dispatch(agentFor(call.connectTimeoutMs), call),
+    send: (call) => dispatch(agentFor(call.connectTimeoutMs).agent, call),
     stopping,
     /** Ends the attempts in flight and any later one (the drain deadline has passed). */
     stop: () => stopping.stop(),
+    preconnect: (origin, connectTimeoutMs, count) => agentFor(connectTimeoutMs).connector.open(origin, count),
     async close() {
-      await Promise.all([...agents.values()].map((agent) => agent.close()));
+      for (const { connector } of agents.values()) connector.close();
+      await Promise.all([...agents.values()].map(({ agent }) => agent.close()));
       agents.clear();
     },
   };
