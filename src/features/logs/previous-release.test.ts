@@ -71,6 +71,13 @@ afterAll(async () => {
 
 const T = Date.parse('2024-03-01T00:00:00Z');
 
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
 /** The current store migrates to N and writes a row; the previous one starts on it and works; each reads the other's rows. */
 async function sharedDatabase(current: LogStore, older: LogStore) {
   await current.migrate();
@@ -149,10 +156,7 @@ describe(`a call log of the previous release upgraded to this one's schema (${N 
     } finally {
       await older.close();
       await current.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropSchema(schema);
     }
   });
 });
@@ -179,10 +183,7 @@ describe(`the previous release's call-log code on a schema migrated by this one 
     } finally {
       await older.close();
       await current.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropSchema(schema);
     }
   });
 });
