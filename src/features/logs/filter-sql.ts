@@ -16,24 +16,8 @@ export interface WhereClause {
 
 type Placeholder = (index: number) => string;
 
-/**
- * The list's equality filters with their columns, the usually most selective first: a call log
- * holds few calls per error code, more per key, model, account, provider, endpoint, and most
- * per status (which every index holds, so it never picks one).
- */
-const EQUALITY_FILTERS = [
-  ['error_code', 'error_code'], ['api_key_id', 'api_key_id'], ['model', 'model'], ['account_id', 'account_id'],
-  ['provider', 'provider_id'], ['endpoint', 'endpoint'],
-] as const;
-
-/**
- * `WHERE …` for the log list (both time bounds inclusive); empty string when unfiltered.
- * `oneIndex` (SQLite, which keeps no statistics here): only the first filter present in
- * EQUALITY_FILTERS order may pick an index (each column has one, in list order; migration 6), the
- * others are marked `+column` (SQLite's way to keep a term off indexes), so the planner walks the
- * narrowest index rather than guessing.
- */
-export function logWhere(filter: LogFilter, ph: Placeholder, options: { oneIndex?: boolean } = {}): WhereClause {
+/** `WHERE …` for the log list (both time bounds inclusive); empty string when unfiltered. */
+export function logWhere(filter: LogFilter, ph: Placeholder): WhereClause {
   const parts: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -42,15 +26,13 @@ export function logWhere(filter: LogFilter, ph: Placeholder, options: { oneIndex
   };
   if (filter.start_time !== undefined) add('created_at >= ?', Math.floor(filter.start_time));
   if (filter.end_time !== undefined) add('created_at <= ?', Math.floor(filter.end_time));
-  // Every index holds the status (migration 6): it filters, it never picks the index.
-  if (filter.status !== undefined) add(`${options.oneIndex ? '+' : ''}status = ?`, filter.status);
-  let driving = true;
-  for (const [name, column] of EQUALITY_FILTERS) {
-    const value = filter[name];
-    if (value === undefined) continue;
-    add(`${options.oneIndex && !driving ? '+' : ''}${column} = ?`, value);
-    driving = false;
-  }
+  if (filter.api_key_id !== undefined) add('api_key_id = ?', filter.api_key_id);
+  if (filter.model !== undefined) add('model = ?', filter.model);
+  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.account_id !== undefined) add('account_id = ?', filter.account_id);
+  if (filter.provider !== undefined) add('provider_id = ?', filter.provider);
+  if (filter.error_code !== undefined) add('error_code = ?', filter.error_code);
+  if (filter.endpoint !== undefined) add('endpoint = ?', filter.endpoint);
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 

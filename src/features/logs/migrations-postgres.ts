@@ -2,7 +2,7 @@
  * PostgreSQL schema, as ordered migrations (same tables as SQLite; costs are exact NUMERIC).
  * Append new entries; never edit an applied one; keep them additive (schema-compat.ts).
  */
-import { LIST_ORDER_INDEXES, type Migration } from './migrations-sqlite.ts';
+import type { Migration } from './migrations-sqlite.ts';
 
 export const postgresMigrations: Migration[] = [
   {
@@ -88,12 +88,10 @@ export const postgresMigrations: Migration[] = [
   },
   {
     version: 6,
-    name: 'call_logs indexes in list order for every filter; stat_rollup_hour (hourly sums kept by triggers)',
-    // Additive: indexes swapped for wider ones, and a table that triggers keep, whichever
-    // release writes stat_rollup (the previous one included).
+    name: 'stat_rollup_hour (hourly sums of stat_rollup, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup (the previous
+    // one included).
     sql: `
-      ${LIST_ORDER_INDEXES}
-
       -- stat_rollup summed per UTC hour (see migrations-sqlite.ts).
       CREATE TABLE stat_rollup_hour (
         bucket_ms BIGINT NOT NULL,

@@ -16,27 +16,6 @@ export interface Migration {
   minReader?: number;
 }
 
-/** Migration 6's indexes, the same on both stores (migrations-postgres.ts uses them too). */
-export const LIST_ORDER_INDEXES = `
-      -- The list's order, (created_at, id), after each filter's column, and the status: a page
-      -- of any one filter, with or without a status, walks its index without a sort, and the rows
-      -- an OFFSET skips and the total it counts need no table read (bench/README.md, issue 37).
-      CREATE INDEX call_logs_created_id ON call_logs (created_at, id, status);
-      CREATE INDEX call_logs_key_order ON call_logs (api_key_id, created_at, id, status);
-      CREATE INDEX call_logs_model_order ON call_logs (model, created_at, id, status);
-      CREATE INDEX call_logs_account_order ON call_logs (account_id, created_at, id, status);
-      CREATE INDEX call_logs_provider_order ON call_logs (provider_id, created_at, id, status);
-      CREATE INDEX call_logs_endpoint_order ON call_logs (endpoint, created_at, id, status);
-      -- Error codes (a few calls in a hundred) carry every filter column: any filter with an
-      -- error code is answered from this index alone, which only failed calls pay for.
-      CREATE INDEX call_logs_error_order ON call_logs (error_code, created_at, id, status, api_key_id, model, account_id, provider_id, endpoint)
-        WHERE error_code IS NOT NULL;
-      DROP INDEX call_logs_created;
-      DROP INDEX call_logs_key_created;
-      DROP INDEX call_logs_model_created;
-      DROP INDEX call_logs_status_created;
-      DROP INDEX call_logs_account_created;
-`;
 
 export const sqliteMigrations: Migration[] = [
   {
@@ -127,12 +106,10 @@ export const sqliteMigrations: Migration[] = [
   },
   {
     version: 6,
-    name: 'call_logs indexes in list order for every filter; stat_rollup_hour (hourly sums kept by triggers)',
-    // Additive: indexes swapped for wider ones, and a table that triggers keep, whichever
-    // release writes stat_rollup (the previous one included).
+    name: 'stat_rollup_hour (hourly sums of stat_rollup, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup (the previous
+    // one included).
     sql: `
-      ${LIST_ORDER_INDEXES}
-
       -- stat_rollup summed per UTC hour: statistics over whole local hours (every zone but a
       -- few with half-hour offsets) read a quarter of the rows.
       CREATE TABLE stat_rollup_hour (

@@ -125,12 +125,9 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       const total = Number(count.rows[0].n);
       if (offset >= total) return { items: [], total };
       const n = where.params.length;
-      // The page's ids first: the OFFSET walks an index alone (migration 6), and only the rows
-      // shown are read from the table.
       const { rows } = await pool.query(
-        `SELECT ${LIST_COLUMNS} FROM call_logs WHERE id IN (
-           SELECT id FROM call_logs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2})
-         ORDER BY created_at DESC, id DESC`,
+        `SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
+         ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...where.params, limit, offset],
       );
       return { items: rows.map(toListItem), total };

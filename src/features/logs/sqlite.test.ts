@@ -51,8 +51,7 @@ describe('sqlite log store setup', () => {
       expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
-        'call_logs_account_order', 'call_logs_created_id', 'call_logs_endpoint_order', 'call_logs_error_order', 'call_logs_key_order',
-        'call_logs_model_order', 'call_logs_provider_order',
+        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
       ]);
       db.close();
     } finally {

@@ -107,16 +107,13 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
-      const where = logWhere(filter, () => '?', { oneIndex: true });
+      const where = logWhere(filter, () => '?');
       const { limit, offset } = pageWindow(page, pageSize);
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`).get(...where.params) as { n: number }).n;
-      // The page's rows by rowid first: the OFFSET walks an index alone (migration 6), and only
-      // the rows shown are read from the table.
       const rows = offset >= total
         ? []
-        : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs WHERE rowid IN (
-            SELECT rowid FROM call_logs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
-            ORDER BY created_at DESC, id DESC`).all(...where.params, limit, offset);
+        : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
+            ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...where.params, limit, offset);
       return { items: (rows as Record<string, unknown>[]).map(toListItem), total };
     },
 
