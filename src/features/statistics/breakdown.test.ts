@@ -69,13 +69,13 @@ describe('statistics breakdown', () => {
     expect(result.data.map((r) => [r.id, r.request_count, r.cost])).toEqual([['m1', 3, 0.3]]);
   });
 
-  it('reads the newest calls in one list read, and says when the range holds more calls than it reads', async () => {
+  it('reads page after page, and says when the range holds more calls than it reads', async () => {
     const many = Array.from({ length: MAX_BREAKDOWN_ROWS + 1 }, (_, i) => makeRecord({ id: `r${i}`, created_at: at('2024-03-10T00:00:00Z') + i }));
     const store = fakeStore(many);
     const result = await breakdownStats(store, q(), 'model');
     expect(result.truncated).toBe(true);
     expect(result.data[0]!.request_count).toBe(MAX_BREAKDOWN_ROWS);
-    expect(store.pagesRead).toBe(1);
+    expect(store.pagesRead).toBe(MAX_BREAKDOWN_ROWS / 1000);
   });
 
   it('refuses an unknown dimension naming `by`, and defaults to model', () => {

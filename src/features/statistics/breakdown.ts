@@ -3,7 +3,7 @@
  * latency percentiles per model, provider, key, account or group over a range of local days.
  *
  * Percentiles need each call's time, which the 15-minute rollups do not keep: this reads the log
- * rows of the range (list items, never bodies) in one read, up to MAX_BREAKDOWN_ROWS calls, newest
+ * rows of the range (list items, never bodies) in pages, up to MAX_BREAKDOWN_ROWS calls, newest
  * first; past that the answer says `truncated: true` and covers the newest calls only. Rows whose
  * logs retention has deleted are not counted (the rollup-based statistics still count them).
  */
@@ -17,8 +17,9 @@ import type { StatsQuery } from './query.ts';
 export const BREAKDOWN_DIMENSIONS = ['model', 'provider', 'key', 'account', 'group'] as const;
 export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
 
-/** Most calls one answer reads. */
+/** Most calls one answer reads (pages of PAGE rows). */
 export const MAX_BREAKDOWN_ROWS = 50_000;
+const PAGE = 1_000;
 
 export interface BreakdownRow {
   /** The model, provider id, key id, account id or group id ('' for none, e.g. a call no provider served). */
@@ -88,9 +89,15 @@ export async function breakdownStats(store: LogStore, q: StatsQuery, by: Breakdo
   const { starts } = dayBoundaries(q.start_date, q.end_date, q.timezone);
   const filter = { start_time: starts[0]!, end_time: starts[starts.length - 1]! - 1, api_key_id: q.api_key_id, account_id: q.account_id };
   const groups = new Map<string, Acc>();
-  // One read of the newest MAX_BREAKDOWN_ROWS calls: pages would skip OFFSET rows again each time.
-  const { items, total } = await store.list(filter, 1, MAX_BREAKDOWN_ROWS);
-  for (const item of items) add(groups, item, by);
+  let read = 0;
+  let total = 0;
+  for (let page = 1; read < MAX_BREAKDOWN_ROWS; page++) {
+    const { items, total: all } = await store.list(filter, page, PAGE);
+    total = all;
+    for (const item of items.slice(0, MAX_BREAKDOWN_ROWS - read)) add(groups, item, by);
+    read += items.length;
+    if (items.length < PAGE) break;
+  }
   const data = [...groups].map(([id, a]): BreakdownRow => {
     const ttft = a.ttft.sort((x, y) => x - y);
     const latency = a.latency.sort((x, y) => x - y);
