@@ -8,7 +8,8 @@
  * Environment: BENCH_DURATION (seconds per load phase, default 10; the maximum-throughput phase
  * runs at least 20 s, for issue 18's memory under load), BENCH_CONNECTIONS (50),
  * BENCH_RATE (500), BENCH_PORTKEY=0 (skip the peer), BENCH_NGINX=0 (skip nginx), BENCH_PROFILE=1 (CPU profile of the
- * gateway into bench/.profiles), BENCH_SOURCES=1 (the sources through tsx, not the bundle).
+ * gateway into bench/.profiles), BENCH_SOURCES=1 (the sources through tsx, not the bundle),
+ * BENCH_LOG_QUERIES=0 (skip the log-query benchmark printed last; BENCH_LOG_ROWS, BENCH_LOG_RUNS).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import { autocannonRun, type LoadResult } from './throughput.ts';
 import { ttfbSampler, type TtfbResult } from './ttfb.ts';
 import { streamLoad, type StreamLoadResult } from './streams.ts';
 import { aimsMarkdown, aimsText, floorAims, type FloorFigures } from './floor-aims.ts';
+import { logQueryBench } from './log-queries.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
@@ -52,6 +54,7 @@ const PACED_WARMUP_ROUNDS = 2;
 const withPortkey = process.env.BENCH_PORTKEY !== '0';
 const withNginx = process.env.BENCH_NGINX !== '0';
 const profile = process.env.BENCH_PROFILE === '1';
+const withLogQueries = process.env.BENCH_LOG_QUERIES !== '0';
 /** Portkey's figures measured on a machine like ours (issue 2), for when it cannot run here. */
 const PEER_REFERENCE = { rps: 1100, addedP99: 22, addedTtfb: 28 };
 
@@ -276,9 +279,14 @@ async function main() {
   console.log(`\nIssue 18: against the floor\n\n${aimsText(floorRows)}\n${floorNote}`);
   console.log(`\nMarkdown (for bench/README.md):\n\n${markdownTable(rows, names)}\n`);
   console.log(`Issue 18: against the floor\n\n${aimsMarkdown(floorRows)}\n`);
-  log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   await shutdown();
   await rm(dataDir, { recursive: true, force: true });
+  // Issue 37: the call log's queries at 1,000,000 rows, once every process above has stopped.
+  if (withLogQueries) {
+    log('log-query benchmark: filling the stores (BENCH_LOG_QUERIES=0 skips it)');
+    console.log(`\n${await logQueryBench()}\n`);
+  }
+  log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 async function shutdown() {

@@ -86,4 +86,66 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs.guardrails (the verdicts of the guardrails that ran)',
     sql: `ALTER TABLE call_logs ADD COLUMN guardrails JSONB;`,
   },
+  {
+    version: 6,
+    name: 'stat_rollup_hour (hourly sums of stat_rollup, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup (the previous
+    // one included).
+    sql: `
+      -- stat_rollup summed per UTC hour (see migrations-sqlite.ts).
+      CREATE TABLE stat_rollup_hour (
+        bucket_ms BIGINT NOT NULL,
+        account_id TEXT NOT NULL,
+        api_key_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        request_count BIGINT NOT NULL,
+        prompt_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        total_tokens BIGINT NOT NULL,
+        latency_sum BIGINT NOT NULL,
+        input_cost NUMERIC NOT NULL,
+        output_cost NUMERIC NOT NULL,
+        PRIMARY KEY (bucket_ms, model, account_id, api_key_id)
+      );
+      INSERT INTO stat_rollup_hour
+        SELECT (bucket_ms / 3600000) * 3600000, account_id, api_key_id, model, SUM(request_count), SUM(prompt_tokens), SUM(completion_tokens), SUM(total_tokens), SUM(latency_sum), SUM(input_cost), SUM(output_cost)
+        FROM stat_rollup GROUP BY 1, model, account_id, api_key_id;
+      -- Statement triggers: one upsert per batch statement, whatever rows it inserted or updated.
+      CREATE FUNCTION stat_rollup_hour_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO stat_rollup_hour
+          SELECT (bucket_ms / 3600000) * 3600000, account_id, api_key_id, model, SUM(request_count), SUM(prompt_tokens), SUM(completion_tokens), SUM(total_tokens), SUM(latency_sum), SUM(input_cost), SUM(output_cost)
+          FROM new_rows GROUP BY 1, model, account_id, api_key_id ORDER BY 1, 2, 3, 4
+        ON CONFLICT (bucket_ms, model, account_id, api_key_id) DO UPDATE SET
+          request_count = stat_rollup_hour.request_count + EXCLUDED.request_count,
+          prompt_tokens = stat_rollup_hour.prompt_tokens + EXCLUDED.prompt_tokens,
+          completion_tokens = stat_rollup_hour.completion_tokens + EXCLUDED.completion_tokens,
+          total_tokens = stat_rollup_hour.total_tokens + EXCLUDED.total_tokens,
+          latency_sum = stat_rollup_hour.latency_sum + EXCLUDED.latency_sum,
+          input_cost = stat_rollup_hour.input_cost + EXCLUDED.input_cost,
+          output_cost = stat_rollup_hour.output_cost + EXCLUDED.output_cost;
+        RETURN NULL;
+      END $$;
+      CREATE FUNCTION stat_rollup_hour_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO stat_rollup_hour
+          SELECT (n.bucket_ms / 3600000) * 3600000, n.account_id, n.api_key_id, n.model, SUM(n.request_count - o.request_count), SUM(n.prompt_tokens - o.prompt_tokens), SUM(n.completion_tokens - o.completion_tokens), SUM(n.total_tokens - o.total_tokens), SUM(n.latency_sum - o.latency_sum), SUM(n.input_cost - o.input_cost), SUM(n.output_cost - o.output_cost)
+          FROM new_rows n JOIN old_rows o USING (bucket_ms, model, account_id, api_key_id)
+          GROUP BY 1, n.model, n.account_id, n.api_key_id ORDER BY 1, 2, 3, 4
+        ON CONFLICT (bucket_ms, model, account_id, api_key_id) DO UPDATE SET
+          request_count = stat_rollup_hour.request_count + EXCLUDED.request_count,
+          prompt_tokens = stat_rollup_hour.prompt_tokens + EXCLUDED.prompt_tokens,
+          completion_tokens = stat_rollup_hour.completion_tokens + EXCLUDED.completion_tokens,
+          total_tokens = stat_rollup_hour.total_tokens + EXCLUDED.total_tokens,
+          latency_sum = stat_rollup_hour.latency_sum + EXCLUDED.latency_sum,
+          input_cost = stat_rollup_hour.input_cost + EXCLUDED.input_cost,
+          output_cost = stat_rollup_hour.output_cost + EXCLUDED.output_cost;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER stat_rollup_hour_insert AFTER INSERT ON stat_rollup
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_inserted();
+      CREATE TRIGGER stat_rollup_hour_update AFTER UPDATE ON stat_rollup
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_updated();
+    `,
+  },
 ];

@@ -16,6 +16,7 @@ export interface Migration {
   minReader?: number;
 }
 
+
 export const sqliteMigrations: Migration[] = [
   {
     version: 1,
@@ -102,5 +103,58 @@ export const sqliteMigrations: Migration[] = [
     version: 5,
     name: 'call_logs.guardrails (the verdicts of the guardrails that ran, JSON)',
     sql: `ALTER TABLE call_logs ADD COLUMN guardrails TEXT;`,
+  },
+  {
+    version: 6,
+    name: 'stat_rollup_hour (hourly sums of stat_rollup, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup (the previous
+    // one included).
+    sql: `
+      -- stat_rollup summed per UTC hour: statistics over whole local hours (every zone but a
+      -- few with half-hour offsets) read a quarter of the rows.
+      CREATE TABLE stat_rollup_hour (
+        bucket_ms INTEGER NOT NULL,
+        account_id TEXT NOT NULL,
+        api_key_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        request_count INTEGER NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        latency_sum INTEGER NOT NULL,
+        input_cost_nano INTEGER NOT NULL,
+        output_cost_nano INTEGER NOT NULL,
+        PRIMARY KEY (bucket_ms, model, account_id, api_key_id)
+      ) WITHOUT ROWID;
+      INSERT INTO stat_rollup_hour
+        SELECT (bucket_ms / 3600000) * 3600000, account_id, api_key_id, model, SUM(request_count), SUM(prompt_tokens),
+          SUM(completion_tokens), SUM(total_tokens), SUM(latency_sum), SUM(input_cost_nano), SUM(output_cost_nano)
+        FROM stat_rollup GROUP BY 1, model, account_id, api_key_id;
+      CREATE TRIGGER stat_rollup_hour_insert AFTER INSERT ON stat_rollup BEGIN
+        INSERT INTO stat_rollup_hour VALUES ((NEW.bucket_ms / 3600000) * 3600000, NEW.account_id, NEW.api_key_id, NEW.model,
+          NEW.request_count, NEW.prompt_tokens, NEW.completion_tokens, NEW.total_tokens, NEW.latency_sum,
+          NEW.input_cost_nano, NEW.output_cost_nano)
+        ON CONFLICT (bucket_ms, model, account_id, api_key_id) DO UPDATE SET
+          request_count = request_count + excluded.request_count,
+          prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+          completion_tokens = completion_tokens + excluded.completion_tokens,
+          total_tokens = total_tokens + excluded.total_tokens,
+          latency_sum = latency_sum + excluded.latency_sum,
+          input_cost_nano = input_cost_nano + excluded.input_cost_nano,
+          output_cost_nano = output_cost_nano + excluded.output_cost_nano;
+      END;
+      CREATE TRIGGER stat_rollup_hour_update AFTER UPDATE ON stat_rollup BEGIN
+        UPDATE stat_rollup_hour SET
+          request_count = request_count + NEW.request_count - OLD.request_count,
+          prompt_tokens = prompt_tokens + NEW.prompt_tokens - OLD.prompt_tokens,
+          completion_tokens = completion_tokens + NEW.completion_tokens - OLD.completion_tokens,
+          total_tokens = total_tokens + NEW.total_tokens - OLD.total_tokens,
+          latency_sum = latency_sum + NEW.latency_sum - OLD.latency_sum,
+          input_cost_nano = input_cost_nano + NEW.input_cost_nano - OLD.input_cost_nano,
+          output_cost_nano = output_cost_nano + NEW.output_cost_nano - OLD.output_cost_nano
+        WHERE bucket_ms = (NEW.bucket_ms / 3600000) * 3600000 AND model = NEW.model
+          AND account_id = NEW.account_id AND api_key_id = NEW.api_key_id;
+      END;
+    `,
   },
 ];

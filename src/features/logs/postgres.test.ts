@@ -144,7 +144,7 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     } finally {
       await h.cleanup();
     }

@@ -11,7 +11,7 @@ import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
-import { BUCKET_MS } from './types.ts';
+import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 
@@ -145,13 +145,14 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
 
     async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
       const where = rollupWhere(fromMs, toMs, filter, (i) => `$${i}`);
+      const table = rollupTable(fromMs, toMs, groupBy);
       const key = groupBy === 'model' ? '0 AS bucket_ms, model' : "bucket_ms, '' AS model";
       const group = groupBy === 'model' ? 'model' : 'bucket_ms';
       const { rows } = await pool.query(
         `SELECT ${key}, SUM(request_count) AS request_count, SUM(prompt_tokens) AS prompt_tokens,
            SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
            SUM(latency_sum) AS latency_sum, SUM(input_cost) AS input_cost, SUM(output_cost) AS output_cost
-         FROM stat_rollup ${where.sql} GROUP BY ${group} ORDER BY ${group}`,
+         FROM ${table} ${where.sql} GROUP BY ${group} ORDER BY ${group}`,
         where.params,
       );
       return rows.map((r) => toRollupRow(r, String(r.input_cost), String(r.output_cost)));

@@ -18,7 +18,8 @@ import { sqliteMigrations } from './migrations-sqlite.ts';
 import { createPostgresLogStore } from './postgres.ts';
 import { knownVersion } from './schema-compat.ts';
 import { createSqliteLogStore } from './sqlite.ts';
-import { makeRecord } from './test-records.ts';
+import { makeRecord, statsRecords } from './test-records.ts';
+import { costStats, modelStats, usageStats, type StatsQuery } from '../statistics/query.ts';
 import type { LogStore } from './types.ts';
 
 const run = promisify(execFile);
@@ -70,6 +71,13 @@ afterAll(async () => {
 
 const T = Date.parse('2024-03-01T00:00:00Z');
 
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
 /** The current store migrates to N and writes a row; the previous one starts on it and works; each reads the other's rows. */
 async function sharedDatabase(current: LogStore, older: LogStore) {
   await current.migrate();
@@ -91,6 +99,67 @@ async function sharedDatabase(current: LogStore, older: LogStore) {
   // What the newest columns default to in a row the older code wrote.
   expect(await current.get('from-n-1')).toMatchObject({ sanitized: false, cache_similarity: null });
 }
+
+const q = (over: Partial<StatsQuery>): StatsQuery => ({ start_date: '2024-03-01', end_date: '2024-04-01', timezone: 'UTC', group_by: 'day', ...over });
+
+/** What the log API and the statistics answer on a store (whole-hour and half-hour zones alike). */
+async function answers(store: LogStore) {
+  return {
+    list: await store.list({}, 1, 100),
+    page: await store.list({ model: 'm1', start_time: T, end_time: T + 86_400_000 }, 2, 2),
+    errors: await store.list({ status: 'error', provider: 'p1', error_code: 'upstream_unavailable' }, 1, 10),
+    detail: await store.get('log_E'),
+    shanghai: await usageStats(store, q({ timezone: 'Asia/Shanghai' })),
+    kolkata: await usageStats(store, q({ timezone: 'Asia/Kolkata' })),
+    months: await costStats(store, q({ timezone: 'America/New_York', group_by: 'month', account_id: 'a1' })),
+    models: await modelStats(store, q({ api_key_id: 'k1' })),
+  };
+}
+
+/**
+ * A call log the previous release filled, migrated by this one: every row stays and every answer
+ * is the same (the previous code sums 15-minute buckets, this one whole hours where it can); rows
+ * the previous code writes after the upgrade (a rolling upgrade) count in this one's statistics.
+ */
+async function upgradedDatabase(older: LogStore, current: LogStore) {
+  await older.migrate();
+  await older.insertBatch(statsRecords);
+  const before = await answers(older);
+  await current.migrate();
+  expect(await answers(current)).toEqual(before);
+  await older.insertBatch([makeRecord({ id: 'late', created_at: Date.parse('2024-03-01T10:20:00Z'), request_tokens: 9, input_cost: '0.5' })]);
+  await current.insertBatch([makeRecord({ id: 'later', created_at: Date.parse('2024-03-01T10:40:00Z'), request_tokens: 4, input_cost: '0.25' })]);
+  const after = await answers(older);
+  expect(after.shanghai.summary.request_count).toBe(before.shanghai.summary.request_count + 2);
+  expect(await answers(current)).toEqual(after);
+}
+
+describe(`a call log of the previous release upgraded to this one's schema (${N - 1} to ${N})`, () => {
+  it('SQLite', async () => {
+    const file = join(dataDir, 'upgraded.db');
+    const older = previous.createSqliteLogStore({ file });
+    const current = createSqliteLogStore({ file });
+    try {
+      await upgradedDatabase(older, current);
+    } finally {
+      await older.close();
+      await current.close();
+    }
+  });
+
+  it('PostgreSQL', async () => {
+    const schema = `gw_upgrade_test_${randomBytes(6).toString('hex')}`;
+    const older = await previous.createPostgresLogStore({ connectionString: url, schema });
+    const current = await createPostgresLogStore({ connectionString: url, schema });
+    try {
+      await upgradedDatabase(older, current);
+    } finally {
+      await older.close();
+      await current.close();
+      await dropSchema(schema);
+    }
+  });
+});
 
 describe(`the previous release's call-log code on a schema migrated by this one (${N - 1} on ${N})`, () => {
   it('SQLite', async () => {
@@ -114,10 +183,7 @@ describe(`the previous release's call-log code on a schema migrated by this one 
     } finally {
       await older.close();
       await current.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropSchema(schema);
     }
   });
 });

@@ -14,7 +14,7 @@ import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
-import type { LogFilter, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
+import { rollupTable, type LogFilter, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 
 export interface SqliteLogStoreOptions {
@@ -140,13 +140,14 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
           SUM(latency_sum) AS latency_sum, SUM(input_cost_nano) AS input_cost_nano,
           SUM(output_cost_nano) AS output_cost_nano`;
-      const perBucket = `SELECT bucket_ms, '' AS model, ${sums} FROM stat_rollup ${where.sql}
+      const table = rollupTable(fromMs, toMs, groupBy);
+      const perBucket = `SELECT bucket_ms, '' AS model, ${sums} FROM ${table} ${where.sql}
           GROUP BY bucket_ms ORDER BY bucket_ms`;
       // Per model: first sum per (bucket, model), which streams in primary-key order, then
       // fold the few remaining rows; a direct GROUP BY model would sort every rollup row.
       const perModel = `SELECT 0 AS bucket_ms, model, ${sums} FROM (
           SELECT bucket_ms, model, ${sums}
-          FROM stat_rollup ${where.sql} GROUP BY bucket_ms, model)
+          FROM ${table} ${where.sql} GROUP BY bucket_ms, model)
         GROUP BY model ORDER BY model`;
       const stmt = db.prepare(groupBy === 'model' ? perModel : perBucket);
       // BigInt results: nano sums pass 2^53 after about nine million yuan.

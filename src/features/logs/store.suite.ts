@@ -79,6 +79,36 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       expect(await store.list({ model: 'm1' }, 2, 2)).toMatchObject({ total: 4, items: [{ id: 'log_E' }, { id: 'log_A' }] });
     });
 
+    it('pages through filters combined with a status and a window, in order, with their totals', async () => {
+      const base = Date.parse('2024-06-01T00:00:00Z');
+      // Ties on created_at, so the id decides the order within the same millisecond.
+      await store.insertBatch(Array.from({ length: 9 }, (_, i) => makeRecord({
+        id: `log_t${i}`, created_at: base + Math.floor(i / 3), api_key_id: 'k9', provider_id: i % 2 ? 'p9' : 'p8',
+        status: i === 4 ? 'error' : 'success', error_code: i === 4 ? 'upstream_timeout' : null,
+      })));
+      const page = async (f: Parameters<LogStore['list']>[0], n: number, size: number) => {
+        const { items, total } = await store.list(f, n, size);
+        return [total, items.map((i) => i.id)];
+      };
+      expect(await page({ api_key_id: 'k9', status: 'success' }, 1, 3)).toEqual([8, ['log_t8', 'log_t7', 'log_t6']]);
+      expect(await page({ api_key_id: 'k9', status: 'success' }, 2, 3)).toEqual([8, ['log_t5', 'log_t3', 'log_t2']]);
+      expect(await page({ status: 'success', provider: 'p9', start_time: base, end_time: base + 1 }, 1, 10)).toEqual([3, ['log_t5', 'log_t3', 'log_t1']]);
+      expect(await page({ error_code: 'upstream_timeout', api_key_id: 'k9', status: 'error' }, 1, 10)).toEqual([1, ['log_t4']]);
+      expect(await page({ api_key_id: 'k9', endpoint: 'chat', model: 'm1', provider: 'p8' }, 2, 2)).toEqual([5, ['log_t4', 'log_t2']]);
+    });
+
+    it('sums whole hours and quarter hours alike (a half-hour zone, a whole-hour one)', async () => {
+      for (const timezone of ['Asia/Kolkata', 'Asia/Shanghai', 'UTC']) {
+        const byDay = await usageStats(store, q({ timezone }));
+        const byModel = await usageStats(store, q({ timezone, group_by: 'model' }));
+        expect(byModel.summary).toEqual(byDay.summary);
+      }
+      const hours = await store.rollup(Date.parse('2024-03-01T00:00:00Z'), Date.parse('2024-03-02T00:00:00Z'), {}, 'hour');
+      expect(hours.map((r) => [new Date(r.bucket_ms).toISOString(), r.request_count])).toEqual([
+        ['2024-03-01T10:00:00.000Z', 1], ['2024-03-01T15:00:00.000Z', 1], ['2024-03-01T16:00:00.000Z', 1], ['2024-03-01T17:00:00.000Z', 1],
+      ]);
+    });
+
     it('returns the detail record, and null for an unknown id', async () => {
       const record = makeRecord({
         id: 'log_detail', created_at: Date.parse('2024-05-01T00:00:00Z'), request: JSON.stringify({ messages: [{ role: 'user', content: 'hi "x"' }], temperature: 0.7 }),

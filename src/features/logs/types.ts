@@ -165,11 +165,12 @@ export interface LogDetail {
 }
 
 /** Which columns a rollup query groups by. */
-export type RollupGrouping = 'bucket' | 'model';
+export type RollupGrouping = 'bucket' | 'hour' | 'model';
 
 /**
  * Aggregated rollup rows. Grouped by `bucket`: one row per 15-minute UTC bucket (`model` is
- * ''); by `model`: one row per model (`bucket_ms` is 0).
+ * ''); by `hour`: one per UTC hour (`bucket_ms` its start; for ranges whose local days start on
+ * whole hours); by `model`: one row per model (`bucket_ms` is 0).
  */
 export interface RollupRow {
   bucket_ms: number;
@@ -192,6 +193,14 @@ export interface RollupFilter {
 
 /** The width of a rollup bucket: every real UTC offset is a multiple of 15 minutes. */
 export const BUCKET_MS = 15 * 60_000;
+/** The width of the hourly rollup (stat_rollup_hour). */
+export const HOUR_MS = 60 * 60_000;
+
+/** The rollup table that answers a query: the hourly one whenever the range allows it. */
+export function rollupTable(fromMs: number, toMs: number, groupBy: RollupGrouping): 'stat_rollup' | 'stat_rollup_hour' {
+  if (groupBy === 'hour') return 'stat_rollup_hour';
+  return groupBy === 'model' && fromMs % HOUR_MS === 0 && toMs % HOUR_MS === 0 ? 'stat_rollup_hour' : 'stat_rollup';
+}
 
 export interface LogStore {
   /** `sqlite` or `postgres`, for the status page. */
@@ -208,7 +217,7 @@ export interface LogStore {
   get(id: string): Promise<LogDetail | null>;
   /** Deletes log rows created before `ms` (rollups stay, so statistics keep their history). */
   deleteOlderThan(ms: number): Promise<number>;
-  /** Rollup sums over buckets starting in [fromMs, toMs), ordered by bucket or model. */
+  /** Rollup sums over buckets starting in [fromMs, toMs), ordered by bucket, hour or model. */
   rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping): Promise<RollupRow[]>;
   /** Round-trip time of a trivial query, in ms; rejects when the database is unreachable. */
   ping(): Promise<number>;

@@ -14,7 +14,7 @@
  */
 import { convertScaled } from '../../config/currency.ts';
 import { decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
-import type { LogStore, RollupRow } from '../logs/types.ts';
+import { HOUR_MS, type LogStore, type RollupRow } from '../logs/types.ts';
 import { dayBoundaries } from '../../kernel/time.ts';
 
 export type GroupBy = 'day' | 'month' | 'model';
@@ -136,9 +136,11 @@ async function grouped(store: LogStore, q: StatsQuery, by: GroupBy): Promise<Map
     for (const r of await store.rollup(from, to, filter, 'model')) addRow(at(out, r.model), r);
     return out;
   }
-  // Rows come ordered by bucket and days are ordered: one forward walk assigns each bucket.
+  // Rows come ordered by bucket and days are ordered: one forward walk assigns each bucket. Days
+  // that all start on a whole UTC hour take hourly rows (a quarter as many to read).
+  const grain = starts.every((s) => s % HOUR_MS === 0) ? 'hour' : 'bucket';
   let day = 0;
-  for (const r of await store.rollup(from, to, filter, 'bucket')) {
+  for (const r of await store.rollup(from, to, filter, grain)) {
     while (day < dates.length - 1 && r.bucket_ms >= starts[day + 1]!) day++;
     const date = dates[day]!;
     addRow(at(out, by === 'month' ? date.slice(0, 7) : date), r);
