@@ -12,7 +12,7 @@ export const STORE_METHODS: readonly StoreMethod[] = [
   'migrate', 'insertBatch', 'list', 'get', 'deleteOlderThan', 'rollup', 'ping', 'close',
 ];
 
-/** One call, main thread to worker; `insertBatch` carries its records packed (sqlite-wire.ts). */
+/** One call, main thread to worker. */
 export interface StoreRequest {
   id: number;
   method: StoreMethod;

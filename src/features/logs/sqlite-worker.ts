@@ -7,7 +7,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { STORE_METHODS, toWireError, type StoreReply, type StoreRequest } from './sqlite-protocol.ts';
 import { createSqliteLogStore, type SqliteLogStoreOptions } from './sqlite.ts';
-import { unpackRecords, type PackedRecords } from './sqlite-wire.ts';
 import type { LogStore } from './types.ts';
 
 const port = parentPort;
@@ -33,7 +32,7 @@ port.on('message', async (request: StoreRequest) => {
     if (!store) throw openError;
     if (!methods.has(method)) throw new Error(`unknown log store method: ${String(method)}`);
     const call = store[method] as (...a: unknown[]) => Promise<unknown>;
-    const value = await call.apply(store, method === 'insertBatch' ? [unpackRecords(args[0] as PackedRecords)] : args);
+    const value = await call.apply(store, args);
     port.postMessage({ id, ok: true, value } satisfies StoreReply);
   } catch (error) {
     port.postMessage({ id, ok: false, error: toWireError(error) } satisfies StoreReply);
