@@ -22,11 +22,15 @@ export function groupColumn(by: LogGroupBy): string {
   }
 }
 
-/** The columns the fold reads from each of the newest rows. */
-export function newestRows(by: LogGroupBy, where: string, limitPlaceholder: string): string {
-  return `SELECT ${groupColumn(by)} AS g, api_key_name, created_at, id, status, request_tokens,
-      response_tokens, billed, input_cost, output_cost, latency_ms, ttft_ms
-    FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limitPlaceholder}`;
+/** `columns` of the newest `limit` rows that `where` matches, in the list's order. */
+export function newestRows(columns: string, where: string, limitPlaceholder: string): string {
+  return `SELECT ${columns} FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limitPlaceholder}`;
+}
+
+/** The columns both stores read from each row (`g` the group; `name` for `key` only). */
+export function foldColumns(by: LogGroupBy): string {
+  const newest = by === 'key' ? ', api_key_name, created_at, id' : '';
+  return `${groupColumn(by)} AS g${newest}, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
 }
 
 /** Whether more than `offset` rows match: one row past it, in no order. */

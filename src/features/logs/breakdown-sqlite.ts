@@ -3,39 +3,38 @@
  * group returns its latencies and TTFTs as one comma list (group_concat skips the NULL TTFTs of
  * calls that did not stream), sorted here in the store's thread.
  *
- * The cost is summed exactly from the stored 12-place decimal text, not from the nano column
- * (rounded at 9 places, which would move the sum): whole units and the 12-place fraction are
- * summed apart, as integers, and joined as BigInt.
+ * The cost is summed exactly at 12 places, as the list's decimal text gives it: the nano column
+ * (rounded at 9 places, which alone would move the sum) plus what it rounded off, read from the
+ * text only for the costs that have more than 9 places.
  */
 import { fromScaled } from '../../kernel/decimal.ts';
-import { keyName, newestRows, percentile } from './breakdown-sql.ts';
+import { foldColumns, keyName, newestRows, percentile } from './breakdown-sql.ts';
 import type { LogGroupBy, LogGroupStats } from './types.ts';
 
-const FRACTION = 10n ** 12n;
-
-/** [whole units, fraction × 10^12] of a stored cost (canonical decimal text, maybe negative). */
-function scaledParts(column: string): [string, string] {
-  const abs = `ltrim(${column}, '-')`;
-  const dot = `instr(${abs}, '.')`;
+/**
+ * The stored cost × 10^12 minus its nano copy × 1000 (the nano copy is the text rounded half away
+ * from zero at 9 places): 0 for a cost with at most 9 places, else its last three digits less
+ * the rounding. The text is canonical (fromScaled at 12 places, see rows.ts), maybe negative.
+ */
+function belowNano(column: string): string {
+  const dot = `instr(${column}, '.')`;
+  const digits = `CAST(substr(substr(${column}, ${dot} + 10) || '000', 1, 3) AS INTEGER)`;
   const sign = `(CASE WHEN substr(${column}, 1, 1) = '-' THEN -1 ELSE 1 END)`;
-  return [
-    `CAST(CASE WHEN ${dot} = 0 THEN ${abs} ELSE substr(${abs}, 1, ${dot} - 1) END AS INTEGER) * ${sign}`,
-    `(CASE WHEN ${dot} = 0 THEN 0 ELSE CAST(substr(substr(${abs}, ${dot} + 1) || '000000000000', 1, 12) AS INTEGER) END) * ${sign}`,
-  ];
+  return `(CASE WHEN ${dot} = 0 OR length(${column}) - ${dot} <= 9 THEN 0
+    ELSE ${sign} * (${digits} - (${digits} >= 500) * 1000) END)`;
 }
 
 export function sqliteBreakdownSql(by: LogGroupBy, where: string): string {
-  const [inWhole, inFrac] = scaledParts('input_cost');
-  const [outWhole, outFrac] = scaledParts('output_cost');
   // For `key`, the name of the group's newest call: with one max() the bare column comes from
   // that row; the id breaks ties in created_at as the list's order does.
   const newest = by === 'key' ? `, api_key_name AS name, MAX(printf('%020d', created_at) || id) AS newest` : '';
   return `SELECT g${newest}, COUNT(*) AS request_count, SUM(status = 'error') AS error_count,
-      SUM(request_tokens + response_tokens) AS total_tokens,
-      SUM(CASE WHEN billed THEN ${inWhole} + ${outWhole} ELSE 0 END) AS cost_whole,
-      SUM(CASE WHEN billed THEN ${inFrac} + ${outFrac} ELSE 0 END) AS cost_fraction,
+      SUM(tokens) AS total_tokens, SUM(nano) AS cost_nano, SUM(below_nano) AS cost_below_nano,
       group_concat(latency_ms) AS latencies, group_concat(ttft_ms) AS ttfts
-    FROM (${newestRows(by, where, '?')}) GROUP BY g`;
+    FROM (${newestRows(`${foldColumns(by)},
+        CASE WHEN billed THEN input_cost_nano + output_cost_nano ELSE 0 END AS nano,
+        CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END AS below_nano`, where, '?')})
+    GROUP BY g`;
 }
 
 /** One result row (read with safeIntegers) as a group. */
@@ -49,7 +48,7 @@ export function foldSqlite(by: LogGroupBy, r: Record<string, unknown>): LogGroup
     request_count: Number(r.request_count),
     error_count: Number(r.error_count),
     total_tokens: Number(r.total_tokens),
-    billed_cost: fromScaled(BigInt(r.cost_whole as bigint) * FRACTION + BigInt(r.cost_fraction as bigint)),
+    billed_cost: fromScaled(BigInt(r.cost_nano as bigint) * 1000n + BigInt(r.cost_below_nano as bigint)),
     ttft_p50: percentile(ttft, 0.5),
     ttft_p95: percentile(ttft, 0.95),
     latency_p50: percentile(latency, 0.5),

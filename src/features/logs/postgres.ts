@@ -14,7 +14,7 @@ import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { keyName, newestRows, rowBeyond } from './breakdown-sql.ts';
+import { foldColumns, keyName, newestRows, rowBeyond } from './breakdown-sql.ts';
 
 export interface PostgresLogStoreOptions {
   connectionString: string;
@@ -147,11 +147,11 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       const name = by === 'key' ? '(array_agg(api_key_name ORDER BY created_at DESC, id DESC))[1]' : 'NULL';
       const { rows } = await pool.query(
         `SELECT g, ${name} AS name, COUNT(*) AS request_count, COUNT(*) FILTER (WHERE status = 'error') AS error_count,
-           SUM(request_tokens + response_tokens) AS total_tokens,
-           SUM(CASE WHEN billed THEN input_cost + output_cost ELSE 0 END)::text AS billed_cost,
+           SUM(tokens) AS total_tokens, SUM(cost)::text AS billed_cost,
            ${pct(0.5, 'ttft_ms')} AS ttft_p50, ${pct(0.95, 'ttft_ms')} AS ttft_p95,
            ${pct(0.5, 'latency_ms')} AS latency_p50, ${pct(0.95, 'latency_ms')} AS latency_p95
-         FROM (${newestRows(by, where.sql, limitAt)}) newest GROUP BY g`,
+         FROM (${newestRows(`${foldColumns(by)}, CASE WHEN billed THEN input_cost + output_cost ELSE 0 END AS cost`, where.sql, limitAt)}) newest
+         GROUP BY g`,
         [...where.params, limit],
       );
       const groups = rows.map((r) => ({
