@@ -7,6 +7,7 @@
  * each (a query still running after 10 s stops at 3 or more), p50 and p95 against the aim
  * p95 ≤ 100 ms. PostgreSQL is skipped, with the reason, when no
  * server answers. `npm run bench` prints it last (BENCH_LOG_QUERIES=0 skips it).
+ * BENCH_LOG_CASES=text times only the cases whose label holds that text (e.g. `breakdown`).
  *
  *   npx tsx bench/log-queries.ts [sqlite|postgres ...]     (default: both)
  */
@@ -26,6 +27,8 @@ export const AIM_P95_MS = 100;
 const ROWS = Math.max(1000, Number(process.env.BENCH_LOG_ROWS ?? 1_000_000));
 const RUNS = Math.max(5, Number(process.env.BENCH_LOG_RUNS ?? 20));
 const WARMUP = 2;
+/** Only the cases whose label holds this text (all when unset). */
+const ONLY = process.env.BENCH_LOG_CASES ?? '';
 /** A query far over the aim stops after this long (at least MIN_RUNS runs): its verdict is clear. */
 const CASE_BUDGET_MS = 10_000;
 const MIN_RUNS = 3;
@@ -82,7 +85,7 @@ export function queryTable(title: string, results: Timed[]): string {
 
 async function measure(store: LogStore, name: string, note: string): Promise<string> {
   const results: Timed[] = [];
-  for (const c of [...listCases(ROWS), ...statsCases()]) {
+  for (const c of [...listCases(ROWS), ...statsCases()].filter((x) => x.label.includes(ONLY))) {
     results.push(await time(store, c));
     log(`  ${name}: ${c.label}: p95 ${results.at(-1)!.p95.toFixed(1)} ms`);
   }

@@ -37,6 +37,7 @@ export function withDeferredMigration(store: LogStore, firstError: unknown, retr
     insertBatch: async (records) => (await ready(), store.insertBatch(records)),
     list: async (filter, page, pageSize) => (await ready(), store.list(filter, page, pageSize)),
     get: async (id) => (await ready(), store.get(id)),
+    breakdown: async (filter, by, limit) => (await ready(), store.breakdown(filter, by, limit)),
     deleteOlderThan: async (ms) => (await ready(), store.deleteOlderThan(ms)),
     rollup: async (fromMs, toMs, filter, groupBy) => (await ready(), store.rollup(fromMs, toMs, filter, groupBy)),
     ping: async () => (await ready(), store.ping()),

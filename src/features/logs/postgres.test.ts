@@ -8,6 +8,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createLogStore } from './log-store.ts';
 import { makeRecord } from './test-records.ts';
+import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
 
 const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,6 +37,7 @@ async function openStore() {
 }
 
 describeLogStore('postgres', openStore);
+describeBreakdown('postgres', openStore);
 
 /** A TCP server that accepts connections and never answers (a hung host, an orphaned proxy). */
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {

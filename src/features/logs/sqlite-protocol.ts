@@ -9,7 +9,7 @@ import type { LogStore } from './types.ts';
 export type StoreMethod = Exclude<keyof LogStore, 'kind'>;
 
 export const STORE_METHODS: readonly StoreMethod[] = [
-  'migrate', 'insertBatch', 'list', 'get', 'deleteOlderThan', 'rollup', 'ping', 'close',
+  'migrate', 'insertBatch', 'list', 'get', 'breakdown', 'deleteOlderThan', 'rollup', 'ping', 'close',
 ];
 
 /** One call, main thread to worker. */

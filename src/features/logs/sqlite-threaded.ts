@@ -113,6 +113,7 @@ export function createThreadedSqliteLogStore(options: ThreadedSqliteLogStoreOpti
     insertBatch: (records) => (records.length === 0 ? Promise.resolve() : call('insertBatch', [records])),
     list: (filter, page, pageSize) => call('list', [filter, page, pageSize]),
     get: (id) => call('get', [id]),
+    breakdown: (filter, by, limit) => call('breakdown', [filter, by, limit]),
     deleteOlderThan: (ms) => call('deleteOlderThan', [ms]),
     rollup: (fromMs, toMs, filter, groupBy) => call('rollup', [fromMs, toMs, filter, groupBy]),
 

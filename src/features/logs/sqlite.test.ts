@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createLogStore } from './log-store.ts';
 import { createSqliteLogStore } from './sqlite.ts';
+import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogStore } from './types.ts';
@@ -28,6 +29,7 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
 
 // What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
 describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
+describeBreakdown('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
 
 // The synchronous driver the worker wraps, on its own.
 describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {

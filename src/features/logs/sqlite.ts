@@ -14,8 +14,10 @@ import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
 import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
-import { rollupTable, type LogFilter, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
+import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
+import { foldSqlite, sqliteBreakdownSql } from './breakdown-sqlite.ts';
+import { rowBeyond } from './breakdown-sql.ts';
 
 export interface SqliteLogStoreOptions {
   /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
@@ -120,6 +122,15 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     async get(id: string) {
       const row = ready().get.get(storableText(id)) as Record<string, unknown> | undefined;
       return row ? toDetail(row) : null;
+    },
+
+    async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
+      const where = logWhere(filter, () => '?');
+      const rows = db.prepare(sqliteBreakdownSql(by, where.sql)).safeIntegers(true).all(...where.params, limit);
+      const groups = (rows as Record<string, unknown>[]).map((r) => foldSqlite(by, r));
+      const read = groups.reduce((n, g) => n + g.request_count, 0);
+      const truncated = read >= limit && db.prepare(rowBeyond(where.sql, '?')).get(...where.params, limit) !== undefined;
+      return { groups, truncated };
     },
 
     async deleteOlderThan(ms: number) {

@@ -202,6 +202,26 @@ export function rollupTable(fromMs: number, toMs: number, groupBy: RollupGroupin
   return groupBy === 'model' && fromMs % HOUR_MS === 0 && toMs % HOUR_MS === 0 ? 'stat_rollup_hour' : 'stat_rollup';
 }
 
+/** What a breakdown groups the calls by (`group`: the key's group; `provider`: the one that served). */
+export type LogGroupBy = 'model' | 'provider' | 'key' | 'account' | 'group';
+
+/** One group of a breakdown: sums over its calls and nearest-rank percentiles (ms). */
+export interface LogGroupStats {
+  /** The model, provider, key, account or group id; '' for none (no provider served, no group). */
+  id: string;
+  /** For `key`: the key's name on its newest call (the id when that name is empty); else the id. */
+  name: string;
+  request_count: number;
+  error_count: number;
+  total_tokens: number;
+  /** Exact decimal: input plus output cost of the group's billed calls. */
+  billed_cost: string;
+  ttft_p50: number | null;
+  ttft_p95: number | null;
+  latency_p50: number | null;
+  latency_p95: number | null;
+}
+
 export interface LogStore {
   /** `sqlite` or `postgres`, for the status page. */
   readonly kind: 'sqlite' | 'postgres';
@@ -215,6 +235,11 @@ export interface LogStore {
   /** Newest first; `page` starts at 1. A page past the end gives no items and the right total. */
   list(filter: LogFilter, page: number, pageSize: number): Promise<{ items: LogListItem[]; total: number }>;
   get(id: string): Promise<LogDetail | null>;
+  /**
+   * The newest `limit` calls matching `filter` (the list's order), grouped by `by`, in one query;
+   * `truncated` when more calls match.
+   */
+  breakdown(filter: LogFilter, by: LogGroupBy, limit: number): Promise<{ groups: LogGroupStats[]; truncated: boolean }>;
   /** Deletes log rows created before `ms` (rollups stay, so statistics keep their history). */
   deleteOlderThan(ms: number): Promise<number>;
   /** Rollup sums over buckets starting in [fromMs, toMs), ordered by bucket, hour or model. */

@@ -2,8 +2,8 @@
  * `GET /v1/statistics/breakdown` (additive, not in spec 4.7): requests, errors, tokens, cost and
  * latency percentiles per model, provider, key, account or group over a range of local days.
  *
- * Percentiles need each call's time, which the 15-minute rollups do not keep: this reads the log
- * rows of the range (list items, never bodies) in pages, up to MAX_BREAKDOWN_ROWS calls, newest
+ * Percentiles need each call's time, which the 15-minute rollups do not keep: the store folds the
+ * log rows of the range in one query (LogStore.breakdown), up to MAX_BREAKDOWN_ROWS calls, newest
  * first; past that the answer says `truncated: true` and covers the newest calls only. Rows whose
  * logs retention has deleted are not counted (the rollup-based statistics still count them).
  */
@@ -11,15 +11,14 @@ import { convertScaled } from '../../config/currency.ts';
 import { invalidValue } from '../../kernel/errors.ts';
 import { decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
 import { dayBoundaries } from '../../kernel/time.ts';
-import type { LogListItem, LogStore } from '../logs/types.ts';
+import type { LogStore } from '../logs/types.ts';
 import type { StatsQuery } from './query.ts';
 
 export const BREAKDOWN_DIMENSIONS = ['model', 'provider', 'key', 'account', 'group'] as const;
 export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
 
-/** Most calls one answer reads (pages of PAGE rows). */
+/** Most calls one answer reads (the newest of the range). */
 export const MAX_BREAKDOWN_ROWS = 50_000;
-const PAGE = 1_000;
 
 export interface BreakdownRow {
   /** The model, provider id, key id, account id or group id ('' for none, e.g. a call no provider served). */
@@ -54,78 +53,25 @@ export function parseDimension(value: string | null): BreakdownDimension {
   return by as BreakdownDimension;
 }
 
-interface Acc {
-  name: string;
-  requests: number;
-  errors: number;
-  tokens: number;
-  cost: bigint;
-  ttft: number[];
-  latency: number[];
-}
-
-function keyOf(item: LogListItem, by: BreakdownDimension): [string, string] {
-  switch (by) {
-    case 'model':
-      return [item.model, item.model];
-    case 'provider':
-      return [item.provider ?? '', item.provider ?? ''];
-    case 'key':
-      return [item.api_key_id, item.api_key_name || item.api_key_id];
-    case 'account':
-      return [item.account_id, item.account_id];
-    case 'group':
-      return [item.group_id ?? '', item.group_id ?? ''];
-  }
-}
-
 /** The value at rank ⌈p·n⌉ of the sorted values (nearest-rank percentile). */
-export function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length))) - 1]!;
-}
+export { percentile } from '../logs/breakdown-sql.ts';
 
 export async function breakdownStats(store: LogStore, q: StatsQuery, by: BreakdownDimension): Promise<BreakdownResult> {
   const { starts } = dayBoundaries(q.start_date, q.end_date, q.timezone);
   const filter = { start_time: starts[0]!, end_time: starts[starts.length - 1]! - 1, api_key_id: q.api_key_id, account_id: q.account_id };
-  const groups = new Map<string, Acc>();
-  let read = 0;
-  let total = 0;
-  for (let page = 1; read < MAX_BREAKDOWN_ROWS; page++) {
-    const { items, total: all } = await store.list(filter, page, PAGE);
-    total = all;
-    for (const item of items.slice(0, MAX_BREAKDOWN_ROWS - read)) add(groups, item, by);
-    read += items.length;
-    if (items.length < PAGE) break;
-  }
-  const data = [...groups].map(([id, a]): BreakdownRow => {
-    const ttft = a.ttft.sort((x, y) => x - y);
-    const latency = a.latency.sort((x, y) => x - y);
-    return {
-      id,
-      name: a.name,
-      request_count: a.requests,
-      error_count: a.errors,
-      total_tokens: a.tokens,
-      cost: decimalToNumber(fromScaled(convertScaled(a.cost, q.rate ?? null))),
-      ttft_p50: percentile(ttft, 0.5),
-      ttft_p95: percentile(ttft, 0.95),
-      latency_p50: percentile(latency, 0.5),
-      latency_p95: percentile(latency, 0.95),
-    };
-  });
+  const { groups, truncated } = await store.breakdown(filter, by, MAX_BREAKDOWN_ROWS);
+  const data = groups.map((g): BreakdownRow => ({
+    id: g.id,
+    name: g.name,
+    request_count: g.request_count,
+    error_count: g.error_count,
+    total_tokens: g.total_tokens,
+    cost: decimalToNumber(fromScaled(convertScaled(toScaled(g.billed_cost), q.rate ?? null))),
+    ttft_p50: g.ttft_p50,
+    ttft_p95: g.ttft_p95,
+    latency_p50: g.latency_p50,
+    latency_p95: g.latency_p95,
+  }));
   data.sort((x, y) => y.request_count - x.request_count || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { object: 'breakdown', by, currency: q.currency ?? 'CNY', data, truncated: total > MAX_BREAKDOWN_ROWS };
-}
-
-function add(groups: Map<string, Acc>, item: LogListItem, by: BreakdownDimension): void {
-  const [id, name] = keyOf(item, by);
-  let a = groups.get(id);
-  if (!a) groups.set(id, (a = { name, requests: 0, errors: 0, tokens: 0, cost: 0n, ttft: [], latency: [] }));
-  a.requests++;
-  if (item.status === 'error') a.errors++;
-  a.tokens += item.request_tokens + item.response_tokens;
-  if (item.billed) a.cost += toScaled(item.cost.input) + toScaled(item.cost.output);
-  if (item.ttft_ms != null) a.ttft.push(item.ttft_ms);
-  a.latency.push(item.latency);
+  return { object: 'breakdown', by, currency: q.currency ?? 'CNY', data, truncated };
 }

@@ -1,0 +1,50 @@
+/**
+ * The breakdown's one query (statistics `GET /v1/statistics/breakdown`), shared by both stores:
+ * the newest `limit` rows of the range in the list's order (created_at DESC, id DESC), folded per
+ * group in SQL. Reading them as list pages instead cost an OFFSET scan and a full COUNT(*) per
+ * page, 6–20 s at 1M rows (bench/README.md, issue 37).
+ */
+import type { LogGroupBy } from './types.ts';
+
+/** The group's column; '' for calls without a provider or group, as the list shows them. */
+export function groupColumn(by: LogGroupBy): string {
+  switch (by) {
+    case 'model':
+      return 'model';
+    case 'provider':
+      return "COALESCE(provider_id, '')";
+    case 'key':
+      return 'api_key_id';
+    case 'account':
+      return 'account_id';
+    case 'group':
+      return "COALESCE(group_id, '')";
+  }
+}
+
+/** `columns` of the newest `limit` rows that `where` matches, in the list's order. */
+export function newestRows(columns: string, where: string, limitPlaceholder: string): string {
+  return `SELECT ${columns} FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limitPlaceholder}`;
+}
+
+/** The columns both stores read from each row (`g` the group; `name` for `key` only). */
+export function foldColumns(by: LogGroupBy): string {
+  const newest = by === 'key' ? ', api_key_name, created_at, id' : '';
+  return `${groupColumn(by)} AS g${newest}, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
+}
+
+/** Whether more than `offset` rows match: one row past it, in no order. */
+export function rowBeyond(where: string, offsetPlaceholder: string): string {
+  return `SELECT 1 AS x FROM call_logs ${where} LIMIT 1 OFFSET ${offsetPlaceholder}`;
+}
+
+/** The value at rank ⌈p·n⌉ of the sorted values (nearest rank, as PostgreSQL's percentile_disc). */
+export function percentile(sorted: ArrayLike<number>, p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length))) - 1]!;
+}
+
+/** The key's name as the list shows it: the id when the stored name is empty. */
+export function keyName(by: LogGroupBy, id: string, name: unknown): string {
+  return by === 'key' ? String(name ?? '') || id : id;
+}
