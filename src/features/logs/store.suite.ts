@@ -109,6 +109,26 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       ]);
     });
 
+    it('puts the calls of an hour a local day starts inside on the right day (+5:30, +5:45)', async () => {
+      // Kolkata days start at 18:30 UTC, Kathmandu days at 18:15: these hours hold two days each.
+      await store.insertBatch([
+        makeRecord({ id: 'log_h1', created_at: Date.parse('2024-05-01T18:10:00Z'), request_tokens: 1, response_tokens: 0 }),
+        makeRecord({ id: 'log_h2', created_at: Date.parse('2024-05-01T18:20:00Z'), request_tokens: 10, response_tokens: 0 }),
+        makeRecord({ id: 'log_h3', created_at: Date.parse('2024-05-01T18:40:00Z'), request_tokens: 100, response_tokens: 0 }),
+        makeRecord({ id: 'log_h4', created_at: Date.parse('2024-05-02T12:00:00Z'), request_tokens: 1000, response_tokens: 0 }),
+        makeRecord({ id: 'log_h5', created_at: Date.parse('2024-05-02T18:29:59Z'), request_tokens: 10000, response_tokens: 0 }),
+        makeRecord({ id: 'log_h6', created_at: Date.parse('2024-05-02T18:30:00Z'), request_tokens: 100000, response_tokens: 0 }),
+      ]);
+      const tokensByDay = async (timezone: string) => {
+        const usage = await usageStats(store, q({ timezone, start_date: '2024-05-01', end_date: '2024-05-03' }));
+        return usage.data.map((d) => [d.date, d.total_tokens]);
+      };
+      expect(await tokensByDay('Asia/Kolkata')).toEqual([['2024-05-01', 11], ['2024-05-02', 11100], ['2024-05-03', 100000]]);
+      expect(await tokensByDay('Asia/Kathmandu')).toEqual([['2024-05-01', 1], ['2024-05-02', 1110], ['2024-05-03', 110000]]);
+      const month = await usageStats(store, q({ timezone: 'Asia/Kolkata', start_date: '2024-05-01', end_date: '2024-05-31', group_by: 'month' }));
+      expect(month.data.map((d) => [d.date, d.total_tokens])).toEqual([['2024-05', 111111]]);
+    });
+
     it('returns the detail record, and null for an unknown id', async () => {
       const record = makeRecord({
         id: 'log_detail', created_at: Date.parse('2024-05-01T00:00:00Z'), request: JSON.stringify({ messages: [{ role: 'user', content: 'hi "x"' }], temperature: 0.7 }),

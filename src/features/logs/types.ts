@@ -189,6 +189,8 @@ export interface RollupFilter {
   api_key_id?: string;
   /** Undefined: all accounts (admin view). */
   account_id?: string;
+  /** Only these 15-minute buckets (their start, ms): the few a range reads at the finer grain. */
+  buckets?: readonly number[];
 }
 
 /** The width of a rollup bucket: every real UTC offset is a multiple of 15 minutes. */

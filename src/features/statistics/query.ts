@@ -14,7 +14,7 @@
  */
 import { convertScaled } from '../../config/currency.ts';
 import { decimalToNumber, fromScaled, toScaled } from '../../kernel/decimal.ts';
-import { HOUR_MS, type LogStore, type RollupRow } from '../logs/types.ts';
+import { BUCKET_MS, HOUR_MS, type LogStore, type RollupFilter, type RollupRow } from '../logs/types.ts';
 import { dayBoundaries } from '../../kernel/time.ts';
 
 export type GroupBy = 'day' | 'month' | 'model';
@@ -136,14 +136,44 @@ async function grouped(store: LogStore, q: StatsQuery, by: GroupBy): Promise<Map
     for (const r of await store.rollup(from, to, filter, 'model')) addRow(at(out, r.model), r);
     return out;
   }
-  // Rows come ordered by bucket and days are ordered: one forward walk assigns each bucket. Days
-  // that all start on a whole UTC hour take hourly rows (a quarter as many to read).
-  const grain = starts.every((s) => s % HOUR_MS === 0) ? 'hour' : 'bucket';
+  // Rows come ordered by bucket and days are ordered: one forward walk assigns each bucket.
   let day = 0;
-  for (const r of await store.rollup(from, to, filter, grain)) {
+  for (const r of await dayRows(store, starts, filter)) {
     while (day < dates.length - 1 && r.bucket_ms >= starts[day + 1]!) day++;
     const date = dates[day]!;
     addRow(at(out, by === 'month' ? date.slice(0, 7) : date), r);
+  }
+  return out;
+}
+
+/**
+ * Rollup rows over the days that `starts` bound, ordered by time, each inside one day: hourly
+ * rows (a quarter as many to read), and 15-minute rows only for the hours a day starts inside
+ * (zones such as +5:30 or +5:45, where a day starts at :30 or :45).
+ */
+async function dayRows(store: LogStore, starts: number[], filter: RollupFilter): Promise<RollupRow[]> {
+  const from = starts[0]!;
+  const to = starts[starts.length - 1]!;
+  const split = new Set(starts.filter((s) => s % HOUR_MS !== 0).map((s) => s - (s % HOUR_MS)));
+  if (split.size === 0) return store.rollup(from, to, filter, 'hour');
+  const buckets = [...split].flatMap((h) => [0, 1, 2, 3].map((i) => h + i * BUCKET_MS)).filter((b) => b >= from && b < to);
+  const [hourly, quarters] = await Promise.all([
+    store.rollup(from - (from % HOUR_MS), to - (to % HOUR_MS) + HOUR_MS, filter, 'hour'),
+    store.rollup(from, to, { ...filter, buckets }, 'bucket'),
+  ]);
+  // A store that ignores `buckets` (the previous release's) returns every quarter: keep the asked ones.
+  const asked = new Set(buckets);
+  return mergeByBucket(hourly.filter((r) => !split.has(r.bucket_ms)), quarters.filter((r) => asked.has(r.bucket_ms)));
+}
+
+/** Two lists ordered by bucket_ms as one. */
+function mergeByBucket(a: RollupRow[], b: RollupRow[]): RollupRow[] {
+  const out: RollupRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.bucket_ms <= b[j]!.bucket_ms)) out.push(a[i++]!);
+    else out.push(b[j++]!);
   }
   return out;
 }
