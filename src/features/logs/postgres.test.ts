@@ -10,6 +10,7 @@ import { createLogStore } from './log-store.ts';
 import { makeRecord } from './test-records.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
+import { describeListContract } from './list.suite.ts';
 
 const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -38,6 +39,7 @@ async function openStore() {
 
 describeLogStore('postgres', openStore);
 describeBreakdown('postgres', openStore);
+describeListContract('postgres', openStore);
 
 /** A TCP server that accepts connections and never answers (a hung host, an orphaned proxy). */
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -146,7 +148,7 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     } finally {
       await h.cleanup();
     }

@@ -1,0 +1,42 @@
+/**
+ * The SQLite store's reads for a counted log-list page (count-list.ts), and the plain COUNT and
+ * OFFSET page for the filters the counts cannot answer. better-sqlite3 is synchronous: the reads
+ * of one page run without a turn of the event loop between them, so they see one state.
+ */
+import type Database from 'better-sqlite3';
+import type { CountSource } from './count-list.ts';
+import { bucketCountsSql, pageRowsSql, rawCountSql } from './count-sql.ts';
+import { logWhere } from './filter-sql.ts';
+import { LIST_COLUMNS } from './rows.ts';
+import type { LogFilter } from './types.ts';
+
+type Row = Record<string, unknown>;
+const ph = () => '?';
+
+export function sqliteCountSource(db: Database.Database, filter: LogFilter): CountSource<Row> {
+  return {
+    async bucketCounts(unit, ranges) {
+      const q = bucketCountsSql(unit, filter, ranges, ph);
+      return db.prepare(q.sql).all(...q.params) as Array<{ bucket: number; n: number }>;
+    },
+    async rawCount(range) {
+      const q = rawCountSql(filter, range, ph);
+      return (db.prepare(q.sql).get(...q.params) as { n: number }).n;
+    },
+    async rows(ranges, limit, offset) {
+      const q = pageRowsSql(filter, ranges, limit, offset, ph);
+      return db.prepare(q.sql).all(...q.params) as Row[];
+    },
+  };
+}
+
+/** COUNT(*) and ORDER BY … LIMIT/OFFSET over call_logs. */
+export function plainPage(db: Database.Database, filter: LogFilter, limit: number, offset: number): { rows: Row[]; total: number } {
+  const where = logWhere(filter, ph);
+  const total = (db.prepare(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`).get(...where.params) as { n: number }).n;
+  const rows = offset >= total
+    ? []
+    : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
+        ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...where.params, limit, offset);
+  return { rows: rows as Row[], total };
+}
