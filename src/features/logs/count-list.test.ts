@@ -88,8 +88,8 @@ describe('touchedSegments and mergedRanges', () => {
 
   it('merges adjacent hours and keeps a gap as a separate range', () => {
     expect(mergedRanges([seg(3, 4), seg(2, 6), seg(0, 10)])).toEqual([
-      { from: T + 2 * HOUR_MS, to: T + 4 * HOUR_MS - 1 },
-      { from: T, to: T + HOUR_MS - 1 },
+      { from: T + 2 * HOUR_MS, to: T + 4 * HOUR_MS - 1, n: 10 },
+      { from: T, to: T + HOUR_MS - 1, n: 10 },
     ]);
   });
 });

@@ -3,7 +3,7 @@
  * supplies a CountSource bound to the filter, and gets the same rows in the same order
  * (`created_at DESC, id DESC`) and the same exact total as COUNT(*) with LIMIT/OFFSET would give.
  */
-import { DAY_MS, HOUR_MS, MAX_TIME, MIN_TIME, dayRange, mergedRanges, timeSpans, touchedSegments, type CountedSegment, type TimeRange, type TimeSpan } from './count-plan.ts';
+import { DAY_MS, HOUR_MS, MAX_TIME, MIN_TIME, dayRange, mergedRanges, timeSpans, touchedSegments, type CountedRange, type CountedSegment, type TimeRange, type TimeSpan } from './count-plan.ts';
 import type { LogFilter } from './types.ts';
 
 /** A store's reads for one filter. */
@@ -12,8 +12,11 @@ export interface CountSource<Row> {
   bucketCounts(unit: 'hour' | 'day', ranges: TimeRange[]): Promise<Array<{ bucket: number; n: number }>>;
   /** Matching call_logs rows in the range (a sub-hour edge). */
   rawCount(range: TimeRange): Promise<number>;
-  /** Matching rows within the ranges, `created_at DESC, id DESC`, after skipping `offset`. */
-  rows(ranges: TimeRange[], limit: number, offset: number): Promise<Row[]>;
+  /**
+   * Matching rows within the ranges (newest first, disjoint, each holding `n` matches), in
+   * `created_at DESC, id DESC` order, after skipping `offset`.
+   */
+  rows(ranges: CountedRange[], limit: number, offset: number): Promise<Row[]>;
 }
 
 /** Rows [offset, offset + limit) of the filter's matches in the inclusive window, and their total. */

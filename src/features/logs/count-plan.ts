@@ -25,10 +25,14 @@ export interface TimeSpan extends TimeRange {
   unit: 'raw' | 'hours' | 'days';
 }
 
-/** A bucket (or raw edge) with its number of matching rows. */
-export interface CountedSegment extends TimeRange {
-  unit: 'raw' | 'hour' | 'day';
+/** A time range with its number of matching rows. */
+export interface CountedRange extends TimeRange {
   n: number;
+}
+
+/** A bucket (or raw edge) with its number of matching rows. */
+export interface CountedSegment extends CountedRange {
+  unit: 'raw' | 'hour' | 'day';
 }
 
 const floorTo = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
@@ -74,13 +78,17 @@ export function touchedSegments(segments: CountedSegment[], offset: number, limi
   return { touched, skip };
 }
 
-/** Time ranges of the segments, adjacent ones merged, newest first. */
-export function mergedRanges(segments: CountedSegment[]): TimeRange[] {
-  const ranges: TimeRange[] = [];
+/** Time ranges of the segments with their matches, adjacent ones merged, newest first. */
+export function mergedRanges(segments: CountedSegment[]): CountedRange[] {
+  const ranges: CountedRange[] = [];
   for (const s of segments) {
     const last = ranges.at(-1);
-    if (last && last.from === s.to + 1) last.from = s.from;
-    else ranges.push({ from: s.from, to: s.to });
+    if (last && last.from === s.to + 1) {
+      last.from = s.from;
+      last.n += s.n;
+    } else {
+      ranges.push({ from: s.from, to: s.to, n: s.n });
+    }
   }
   return ranges;
 }
