@@ -55,7 +55,7 @@ describe('sqlite log store setup', () => {
       expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
-        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
+        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created',
       ]);
       db.close();
     } finally {

@@ -51,7 +51,6 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   // 8 MiB of page cache (default 2 MiB): the indexes' right edges and the rollup stay in memory.
   // 32 MiB filled up under load and stayed resident (bench/README.md, issue 18).
   db.pragma('cache_size = -8192');
-  db.pragma('temp_store = MEMORY');
 
   let stmts: ReturnType<typeof prepare> | undefined;
   const ready = () => (stmts ??= prepare(db));
