@@ -77,7 +77,9 @@ export function callLogCountsPostgres(): string {
       return upsert + prune;
     }).join('\n        ');
   };
-  const fn = (name: string, body: string) => `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+  // The store's search_path, kept with the function: a session on another path (an operator's
+  // UPDATE or DELETE, say) must still find the count tables.
+  const fn = (name: string, body: string) => `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         ${body}
         RETURN NULL;

@@ -154,6 +154,21 @@ describe('postgres log store specifics', () => {
     }
   });
 
+  it('keeps the list counts exact when rows change in place (triggers on update)', async () => {
+    const h = await openStore();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await h.store.insertBatch([makeRecord({ id: 'log_1', model: 'm1' }), makeRecord({ id: 'log_2', model: 'm1', created_at: Date.parse('2024-03-02T10:00:00Z') })]);
+      await client.query(`UPDATE ${h.schema}.call_logs SET model = 'm2', created_at = created_at + 3600000 WHERE id = 'log_2'`);
+      expect(await h.store.list({ model: 'm1' }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_1' }] });
+      expect(await h.store.list({ model: 'm2', start_time: Date.parse('2024-03-02T11:00:00Z') }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_2' }] });
+    } finally {
+      await client.end();
+      await h.cleanup();
+    }
+  });
+
   it('stores NUL characters without failing the batch, and keeps costs exact', async () => {
     const h = await openStore();
     try {

@@ -63,6 +63,22 @@ describe('sqlite log store setup', () => {
     }
   });
 
+  it('keeps the list counts exact when rows change in place (triggers on update)', async () => {
+    const dir = tempDir();
+    const store = await createLogStore({ dataDir: dir });
+    try {
+      await store.insertBatch([makeRecord({ id: 'log_1', model: 'm1' }), makeRecord({ id: 'log_2', model: 'm1', created_at: Date.parse('2024-03-02T10:00:00Z') })]);
+      const db = new Database(join(dir, 'gateway.db'));
+      db.prepare("UPDATE call_logs SET model = 'm2', created_at = created_at + 3600000 WHERE id = 'log_2'").run();
+      db.close();
+      expect(await store.list({ model: 'm1' }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_1' }] });
+      expect(await store.list({ model: 'm2', start_time: Date.parse('2024-03-02T11:00:00Z') }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_2' }] });
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('deletes old rows in several chunks and counts them all', async () => {
     const dir = tempDir();
     const store = await createLogStore({ dataDir: dir });
