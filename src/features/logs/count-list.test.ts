@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listByCounts, type CountSource } from './count-list.ts';
+import { countableWindow, listByCounts, type CountSource } from './count-list.ts';
 import { DAY_MS, HOUR_MS, MAX_TIME, MIN_TIME, mergedRanges, timeSpans, touchedSegments, type TimeRange } from './count-plan.ts';
 
 interface Row {
@@ -126,5 +126,15 @@ describe('listByCounts', () => {
     const reads: string[] = [];
     expect(await listByCounts(arraySource(rows, reads), { from: MIN_TIME, to: MAX_TIME }, 2, 10)).toEqual({ rows: [], total: 2 });
     expect(reads).not.toContain('rows skipping 0');
+  });
+});
+
+describe('countableWindow', () => {
+  it('gives the inclusive window, unbounded sides at the ends of Date, and null for a filter on an empty provider or error code', () => {
+    expect(countableWindow({ start_time: T + 0.7, end_time: T + 99.2 })).toEqual({ from: T, to: T + 99 });
+    expect(countableWindow({ model: 'm1' })).toEqual({ from: MIN_TIME, to: MAX_TIME });
+    // The counts store a NULL provider or error code as '': only call_logs tells '' from NULL.
+    expect(countableWindow({ provider: '' })).toBeNull();
+    expect(countableWindow({ error_code: '' })).toBeNull();
   });
 });

@@ -19,7 +19,6 @@ export interface Migration {
 }
 
 
-
 export const sqliteMigrations: Migration[] = [
   {
     version: 1,
