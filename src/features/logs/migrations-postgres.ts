@@ -3,6 +3,7 @@
  * Append new entries; never edit an applied one; keep them additive (schema-compat.ts).
  */
 import type { Migration } from './migrations-sqlite.ts';
+import { callLogCountsPostgres } from './migrations-counts.ts';
 
 export const postgresMigrations: Migration[] = [
   {
@@ -147,5 +148,11 @@ export const postgresMigrations: Migration[] = [
       CREATE TRIGGER stat_rollup_hour_update AFTER UPDATE ON stat_rollup
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_updated();
     `,
+  },
+  {
+    version: 7,
+    name: 'call_log_counts_hour and call_log_counts_day (list matches per filter and bucket, kept by triggers)',
+    // Additive: tables that triggers keep, whichever release writes or deletes call_logs.
+    sql: callLogCountsPostgres(),
   },
 ];

@@ -4,6 +4,8 @@
  * is nullable or has a default, so the previous release still runs on the schema.
  */
 
+import { callLogCountsSqlite } from './migrations-counts.ts';
+
 export interface Migration {
   version: number;
   name: string;
@@ -156,5 +158,11 @@ export const sqliteMigrations: Migration[] = [
           AND account_id = NEW.account_id AND api_key_id = NEW.api_key_id;
       END;
     `,
+  },
+  {
+    version: 7,
+    name: 'call_log_counts_hour and call_log_counts_day (list matches per filter and bucket, kept by triggers)',
+    // Additive: tables that triggers keep, whichever release writes or deletes call_logs.
+    sql: callLogCountsSqlite(),
   },
 ];

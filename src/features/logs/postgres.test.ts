@@ -10,6 +10,7 @@ import { createLogStore } from './log-store.ts';
 import { makeRecord } from './test-records.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
+import { describeListContract } from './list.suite.ts';
 
 const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -38,6 +39,7 @@ async function openStore() {
 
 describeLogStore('postgres', openStore);
 describeBreakdown('postgres', openStore);
+describeListContract('postgres', openStore);
 
 /** A TCP server that accepts connections and never answers (a hung host, an orphaned proxy). */
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -146,8 +148,23 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('keeps the list counts exact when rows change in place (triggers on update)', async () => {
+    const h = await openStore();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await h.store.insertBatch([makeRecord({ id: 'log_1', model: 'm1' }), makeRecord({ id: 'log_2', model: 'm1', created_at: Date.parse('2024-03-02T10:00:00Z') })]);
+      await client.query(`UPDATE ${h.schema}.call_logs SET model = 'm2', created_at = created_at + 3600000 WHERE id = 'log_2'`);
+      expect(await h.store.list({ model: 'm1' }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_1' }] });
+      expect(await h.store.list({ model: 'm2', start_time: Date.parse('2024-03-02T11:00:00Z') }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_2' }] });
+    } finally {
+      await client.end();
       await h.cleanup();
     }
   });

@@ -10,11 +10,13 @@ import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
-import { LIST_COLUMNS, LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 import { foldColumns, keyName, newestRows, rowBeyond } from './breakdown-sql.ts';
+import { countableWindow, listByCounts } from './count-list.ts';
+import { inSnapshot, plainPage, postgresCountSource } from './postgres-counts.ts';
 
 export interface PostgresLogStoreOptions {
   connectionString: string;
@@ -120,17 +122,11 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
-      const where = logWhere(filter, (i) => `$${i}`);
       const { limit, offset } = pageWindow(page, pageSize);
-      const count = await pool.query(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`, where.params);
-      const total = Number(count.rows[0].n);
-      if (offset >= total) return { items: [], total };
-      const n = where.params.length;
-      const { rows } = await pool.query(
-        `SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
-         ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...where.params, limit, offset],
-      );
+      const window = countableWindow(filter);
+      const { rows, total } = window
+        ? await inSnapshot(pool, (client) => listByCounts(postgresCountSource(client, filter), window, offset, limit))
+        : await plainPage(pool, filter, limit, offset);
       return { items: rows.map(toListItem), total };
     },
 

@@ -98,6 +98,10 @@ async function sharedDatabase(current: LogStore, older: LogStore) {
   }
   // What the newest columns default to in a row the older code wrote.
   expect(await current.get('from-n-1')).toMatchObject({ sanitized: false, cache_similarity: null });
+  // The older code's retention deletes leave this one's list counts exact too.
+  expect(await older.deleteOlderThan(T + 1)).toBe(1);
+  expect(await current.list({}, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'from-n-1' }] });
+  expect(await current.list({ model: 'm1', start_time: T, end_time: T + 3_600_000 }, 1, 10)).toMatchObject({ total: 1 });
 }
 
 const q = (over: Partial<StatsQuery>): StatsQuery => ({ start_date: '2024-03-01', end_date: '2024-04-01', timezone: 'UTC', group_by: 'day', ...over });

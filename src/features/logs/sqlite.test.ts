@@ -7,6 +7,7 @@ import { createLogStore } from './log-store.ts';
 import { createSqliteLogStore } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
+import { describeListContract } from './list.suite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogStore } from './types.ts';
 
@@ -30,6 +31,7 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
 // What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
 describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
 describeBreakdown('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
+describeListContract('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
 
 // The synchronous driver the worker wraps, on its own.
 describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
@@ -50,13 +52,29 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
-        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
+        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created',
       ]);
       db.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the list counts exact when rows change in place (triggers on update)', async () => {
+    const dir = tempDir();
+    const store = await createLogStore({ dataDir: dir });
+    try {
+      await store.insertBatch([makeRecord({ id: 'log_1', model: 'm1' }), makeRecord({ id: 'log_2', model: 'm1', created_at: Date.parse('2024-03-02T10:00:00Z') })]);
+      const db = new Database(join(dir, 'gateway.db'));
+      db.prepare("UPDATE call_logs SET model = 'm2', created_at = created_at + 3600000 WHERE id = 'log_2'").run();
+      db.close();
+      expect(await store.list({ model: 'm1' }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_1' }] });
+      expect(await store.list({ model: 'm2', start_time: Date.parse('2024-03-02T11:00:00Z') }, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'log_2' }] });
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -13,11 +13,13 @@ import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
-import { LIST_COLUMNS, LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 import { foldSqlite, sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { rowBeyond } from './breakdown-sql.ts';
+import { countableWindow, listByCounts } from './count-list.ts';
+import { plainPage, sqliteCountSource } from './sqlite-counts.ts';
 
 export interface SqliteLogStoreOptions {
   /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
@@ -109,14 +111,12 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
-      const where = logWhere(filter, () => '?');
       const { limit, offset } = pageWindow(page, pageSize);
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`).get(...where.params) as { n: number }).n;
-      const rows = offset >= total
-        ? []
-        : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
-            ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...where.params, limit, offset);
-      return { items: (rows as Record<string, unknown>[]).map(toListItem), total };
+      const window = countableWindow(filter);
+      const { rows, total } = window
+        ? await listByCounts(sqliteCountSource(db, filter), window, offset, limit)
+        : plainPage(db, filter, limit, offset);
+      return { items: rows.map(toListItem), total };
     },
 
     async get(id: string) {
