@@ -121,12 +121,12 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       ]);
       const tokensByDay = async (timezone: string) => {
         const usage = await usageStats(store, q({ timezone, start_date: '2024-05-01', end_date: '2024-05-03' }));
-        return usage.data.map((d) => [d.date, d.total_tokens]);
+        return usage.data.map((d) => [(d as { date: string }).date, d.total_tokens]);
       };
       expect(await tokensByDay('Asia/Kolkata')).toEqual([['2024-05-01', 11], ['2024-05-02', 11100], ['2024-05-03', 100000]]);
       expect(await tokensByDay('Asia/Kathmandu')).toEqual([['2024-05-01', 1], ['2024-05-02', 1110], ['2024-05-03', 110000]]);
       const month = await usageStats(store, q({ timezone: 'Asia/Kolkata', start_date: '2024-05-01', end_date: '2024-05-31', group_by: 'month' }));
-      expect(month.data.map((d) => [d.date, d.total_tokens])).toEqual([['2024-05', 111111]]);
+      expect(month.data.map((d) => [(d as { date: string }).date, d.total_tokens])).toEqual([['2024-05', 111111]]);
     });
 
     it('returns the detail record, and null for an unknown id', async () => {
