@@ -7,6 +7,8 @@ import { createLogStore } from './log-store.ts';
 import { createSqliteLogStore } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
+import { logWhere } from './filter-sql.ts';
+import { sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogStore } from './types.ts';
 
@@ -73,6 +75,31 @@ describe('sqlite log store setup', () => {
       expect(await store.deleteOlderThan(base + 11_000)).toBe(0);
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite query plans', () => {
+  it("reads one key's calls through the key's index, with or without its account", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'gateway.db');
+    const migrated = createSqliteLogStore({ file });
+    await migrated.migrate();
+    await migrated.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const plan = (filter: Parameters<typeof logWhere>[0]) => {
+        const where = logWhere(filter, () => '?');
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql('model', where.sql)}`).all(...where.params, 10) as { detail: string }[];
+        return rows.map((r) => r.detail).join('\n');
+      };
+      const month = { start_time: 0, end_time: 1e13 };
+      expect(plan({ ...month, account_id: 'a', api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
+      expect(plan({ ...month, api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
+      expect(plan({ ...month, account_id: 'a' })).toContain('USING INDEX call_logs_account_created');
+    } finally {
+      db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
