@@ -7,6 +7,7 @@ import { createLogStore } from './log-store.ts';
 import { createSqliteLogStore } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
+import { describeBodies } from './bodies.suite.ts';
 import { logWhere } from './filter-sql.ts';
 import { sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
@@ -22,6 +23,17 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
   const store = await open(dir);
   return {
     store,
+    async query(sql: string) {
+      const db = new Database(join(dir, 'gateway.db'));
+      try {
+        const statement = db.prepare(sql);
+        if (statement.reader) return statement.all() as Record<string, unknown>[];
+        statement.run();
+        return [];
+      } finally {
+        db.close();
+      }
+    },
     async cleanup() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -32,6 +44,7 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
 // What the gateway runs: createLogStore gives the worker-thread proxy (sqlite-threaded.ts).
 describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
 describeBreakdown('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
+describeBodies('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
 
 // The synchronous driver the worker wraps, on its own.
 describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
@@ -52,7 +65,7 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 8 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
         'call_logs_account_created', 'call_logs_created', 'call_logs_key_created', 'call_logs_model_created', 'call_logs_status_created',
