@@ -194,7 +194,8 @@ function prepare(db: Database.Database) {
       `INSERT INTO call_logs (${cols.join(', ')}, attempts) VALUES (${cols.map(() => '?').join(', ')}, '[]') ON CONFLICT (id) DO NOTHING`,
     ),
     insertBodies: db.prepare(
-      `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')}) VALUES (?, ${BODY_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')}) VALUES (?, ${BODY_COLUMNS.map(() => '?').join(', ')})
+        ON CONFLICT (id) DO NOTHING`,
     ),
     upsertRollup: db.prepare(`INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count,
         prompt_tokens, completion_tokens, total_tokens, latency_sum, input_cost_nano, output_cost_nano)
