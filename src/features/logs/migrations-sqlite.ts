@@ -173,7 +173,6 @@ export const sqliteMigrations: Migration[] = [
         error_message TEXT,
         guardrails TEXT
       ); -- A rowid table: WITHOUT ROWID cost more per insert with rows this wide (bench/README.md).
-
       -- Retention (either release's) deletes call_logs rows; their side rows go with them.
       CREATE TRIGGER call_log_bodies_delete AFTER DELETE ON call_logs BEGIN
         DELETE FROM call_log_bodies WHERE id = OLD.id;
