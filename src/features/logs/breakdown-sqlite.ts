@@ -20,7 +20,9 @@ function belowNano(column: string): string {
   const dot = `instr(${column}, '.')`;
   const digits = `CAST(substr(substr(${column}, ${dot} + 10) || '000', 1, 3) AS INTEGER)`;
   const sign = `(CASE WHEN substr(${column}, 1, 1) = '-' THEN -1 ELSE 1 END)`;
-  return `(CASE WHEN ${dot} = 0 OR length(${column}) - ${dot} <= 9 THEN 0
+  // Shorter than 12 characters ("0." and ten places), the text has at most 9 places: one call
+  // then settles most rows (~6 ms of CPU over 50,000 rows at 1M, bench/README.md).
+  return `(CASE WHEN length(${column}) < 12 OR ${dot} = 0 OR length(${column}) - ${dot} <= 9 THEN 0
     ELSE ${sign} * (${digits} - (${digits} >= 500) * 1000) END)`;
 }
 

@@ -7,6 +7,7 @@ import { fromScaled, toScaled } from '../../kernel/decimal.ts';
 import { percentile } from './breakdown-sql.ts';
 import type { StoreHandle } from './store.suite.ts';
 import { makeRecord } from './test-records.ts';
+import { inlineBodies, withBodies } from './bodies.suite.ts';
 import type { LogFilter, LogGroupBy, LogGroupStats, LogListItem, LogRecord, LogStore } from './types.ts';
 
 const BY: LogGroupBy[] = ['model', 'provider', 'key', 'account', 'group'];
@@ -20,8 +21,10 @@ const T0 = Date.parse('2024-03-10T00:00:00Z');
 function records(): LogRecord[] {
   return Array.from({ length: 120 }, (_, i) => {
     const n = (i * 37) % 120;
+    const id = `r${String(n).padStart(3, '0')}${'xyz'[i % 3]}`;
+    const { request, response, attempts, error_message } = withBodies(id, 0);
     return makeRecord({
-      id: `r${String(n).padStart(3, '0')}${'xyz'[i % 3]}`,
+      id, request, response, attempts, error_message,
       created_at: T0 + Math.floor(n / 4) * 1000,
       model: `m${i % 3}`,
       provider_id: i % 5 === 0 ? null : `p${i % 2}`,
@@ -106,6 +109,17 @@ export function describeBreakdown(name: string, open: () => Promise<StoreHandle>
           }
         }
       }
+    });
+
+    it('answers alike whether the calls keep their texts inline (the previous release) or beside', async () => {
+      const answer = async (filter: LogFilter, by: LogGroupBy, limit: number) => {
+        const { groups, truncated } = await store.breakdown(filter, by, limit);
+        return { groups: sorted(groups), truncated };
+      };
+      const answers = () => Promise.all(BY.flatMap((by) => [answer({}, by, 41), answer({ api_key_id: 'k2', account_id: 'a0' }, by, 1_000)]));
+      const beside = await answers();
+      await inlineBodies(handle, records().filter((_, i) => i % 2 === 0).map((r) => r.id));
+      expect(await answers()).toEqual(beside);
     });
 
     it('says truncated only when more calls match than it read', async () => {

@@ -155,4 +155,30 @@ export const postgresMigrations: Migration[] = [
     // Additive: tables that triggers keep, whichever release writes or deletes call_logs.
     sql: callLogCountsPostgres(),
   },
+  {
+    version: 8,
+    name: 'call_log_bodies (bodies, attempts, error message and guardrails out of call_logs)',
+    // Additive: a new table and a trigger; rows already written keep their texts inline and are
+    // not touched (no rewrite at upgrade), the previous release keeps writing them inline.
+    sql: `
+      -- What only the detail read needs (bodies.ts), one row per call (see migrations-sqlite.ts).
+      CREATE TABLE call_log_bodies (
+        id TEXT PRIMARY KEY,
+        request JSONB,
+        response JSONB,
+        attempts JSONB NOT NULL,
+        error_message TEXT,
+        guardrails JSONB
+      );
+      -- Retention (either release's) deletes call_logs rows; their side rows go with them, in
+      -- one statement per DELETE.
+      CREATE FUNCTION call_log_bodies_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM call_log_bodies b USING old_rows o WHERE b.id = o.id;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER call_log_bodies_delete AFTER DELETE ON call_logs
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION call_log_bodies_deleted();
+    `,
+  },
 ];

@@ -165,4 +165,26 @@ export const sqliteMigrations: Migration[] = [
     // Additive: tables that triggers keep, whichever release writes or deletes call_logs.
     sql: callLogCountsSqlite(),
   },
+  {
+    version: 8,
+    name: 'call_log_bodies (bodies, attempts, error message and guardrails out of call_logs)',
+    // Additive: a new table and a trigger; rows already written keep their texts inline and are
+    // not touched (no rewrite at upgrade), the previous release keeps writing them inline.
+    sql: `
+      -- What only the detail read needs (bodies.ts), one row per call, so that scans of
+      -- call_logs read a third of the pages.
+      CREATE TABLE call_log_bodies (
+        id TEXT PRIMARY KEY,
+        request TEXT,
+        response TEXT,
+        attempts TEXT NOT NULL,
+        error_message TEXT,
+        guardrails TEXT
+      ); -- A rowid table: WITHOUT ROWID cost more per insert with rows this wide (bench/README.md).
+      -- Retention (either release's) deletes call_logs rows; their side rows go with them.
+      CREATE TRIGGER call_log_bodies_delete AFTER DELETE ON call_logs BEGIN
+        DELETE FROM call_log_bodies WHERE id = OLD.id;
+      END;
+    `,
+  },
 ];

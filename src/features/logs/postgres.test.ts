@@ -11,6 +11,7 @@ import { makeRecord } from './test-records.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { describeListContract } from './list.suite.ts';
+import { describeBodies } from './bodies.suite.ts';
 
 const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -30,6 +31,15 @@ async function openStore() {
   return {
     store,
     schema,
+    async query(sql: string) {
+      const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows as Record<string, unknown>[];
+      } finally {
+        await client.end();
+      }
+    },
     async cleanup() {
       await store.close();
       await dropSchema(schema);
@@ -40,6 +50,7 @@ async function openStore() {
 describeLogStore('postgres', openStore);
 describeBreakdown('postgres', openStore);
 describeListContract('postgres', openStore);
+describeBodies('postgres', openStore);
 
 /** A TCP server that accepts connections and never answers (a hung host, an orphaned proxy). */
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -148,7 +159,7 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
     } finally {
       await h.cleanup();
     }

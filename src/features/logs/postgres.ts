@@ -10,7 +10,8 @@ import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
-import { LOG_COLUMNS, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
@@ -32,7 +33,7 @@ export interface PostgresLogStoreOptions {
   queryTimeoutMs?: number;
 }
 
-// 30 columns per row: 500 rows stay far below PostgreSQL's 65535 bind parameters.
+// 35 parameters per row (its columns and its side row's): 500 rows stay far below PostgreSQL's 65535.
 const ROWS_PER_STATEMENT = 500;
 const MIGRATION_LOCK = 7_340_211_901;
 /**
@@ -41,7 +42,7 @@ const MIGRATION_LOCK = 7_340_211_901;
  */
 const CONNECT_TIMEOUT_MS = 10_000;
 const QUERY_TIMEOUT_MS = 30_000;
-const RETURNED = 'created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
+const RETURNED = 'id, created_at, account_id, api_key_id, model, request_tokens, response_tokens, latency_ms, billed, input_cost, output_cost';
 
 /**
  * Connects a pool (lazily) for the PostgreSQL log store. Call `migrate()` before use. The driver
@@ -131,7 +132,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     },
 
     async get(id: string) {
-      const { rows } = await pool.query('SELECT * FROM call_logs WHERE id = $1', [storableText(id)]);
+      const { rows } = await pool.query(detailSql('$1'), [storableText(id)]);
       return rows[0] ? toDetail(rows[0]) : null;
     },
 
@@ -204,15 +205,32 @@ function isQueryTimeout(error: unknown): boolean {
   return (error as Error)?.message === 'Query read timeout';
 }
 
+/** Each side row's parameters are typed: in a bare VALUES list PostgreSQL has no column to infer them from. */
+const BODY_TYPES = { request: 'jsonb', response: 'jsonb', attempts: 'jsonb', error_message: 'text', guardrails: 'jsonb' } as const;
+
+/**
+ * One statement per chunk: the rows into call_logs, the side rows (bodies.ts) of the ones it really
+ * inserted (a replayed id writes neither), and those into the rollup.
+ */
 function insertSql(rows: number): string {
-  const width = LOG_COLUMNS.length;
+  const width = INLINE_COLUMNS.length + 1 + BODY_COLUMNS.length;
   const values: string[] = [];
+  const bodies: string[] = [];
   for (let r = 0; r < rows; r++) {
-    values.push(`(${LOG_COLUMNS.map((_, c) => `$${r * width + c + 1}`).join(', ')})`);
+    const at = (c: number) => `$${r * width + c + 1}`;
+    values.push(`(${INLINE_COLUMNS.map((_, c) => at(c)).join(', ')}, '[]')`);
+    const id = at(INLINE_COLUMNS.length);
+    bodies.push(`(${id}::text, ${BODY_COLUMNS.map((c, i) => `${at(INLINE_COLUMNS.length + 1 + i)}::${BODY_TYPES[c]}`).join(', ')})`);
   }
   return `WITH ins AS (
-      INSERT INTO call_logs (${LOG_COLUMNS.join(', ')}) VALUES ${values.join(', ')}
+      INSERT INTO call_logs (${INLINE_COLUMNS.join(', ')}, attempts) VALUES ${values.join(', ')}
       ON CONFLICT (id) DO NOTHING RETURNING ${RETURNED}
+    ), side AS (
+      -- ON CONFLICT: an id twice in one chunk is inserted once into call_logs, and joins twice here.
+      INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')})
+      SELECT v.* FROM (VALUES ${bodies.join(', ')}) AS v (id, ${BODY_COLUMNS.join(', ')})
+      WHERE v.id IN (SELECT id FROM ins)
+      ON CONFLICT (id) DO NOTHING
     )
     INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count, prompt_tokens,
       completion_tokens, total_tokens, latency_sum, input_cost, output_cost)
@@ -230,11 +248,14 @@ function insertSql(rows: number): string {
       output_cost = stat_rollup.output_cost + EXCLUDED.output_cost`;
 }
 
-/** A normalized record's values (its text already storable: NUL, lone surrogates, numbers; see storable.ts). */
+/**
+ * A normalized record's values (its text already storable: NUL, lone surrogates, numbers; see
+ * storable.ts): its call_logs columns, then its id and side-row columns.
+ */
 function recordValues(r: LogRecord): unknown[] {
-  return LOG_COLUMNS.map((c) => {
-    const v = r[c];
-    if (c === 'attempts' || (c === 'guardrails' && v != null)) return JSON.stringify(v);
-    return v ?? null;
-  });
+  const json = (v: unknown) => (v == null ? null : JSON.stringify(v));
+  return [
+    ...INLINE_COLUMNS.map((c) => r[c] ?? null),
+    r.id, r.request, r.response, json(r.attempts), r.error_message, json(r.guardrails),
+  ];
 }

@@ -83,7 +83,7 @@ async function sharedDatabase(current: LogStore, older: LogStore) {
   await current.migrate();
   await current.insertBatch([makeRecord({ id: 'from-n', created_at: T, request_tokens: 5, input_cost: '0.5' })]);
   await older.migrate();
-  await older.insertBatch([makeRecord({ id: 'from-n-1', created_at: T + 1, request_tokens: 7, input_cost: '0.25' })]);
+  await older.insertBatch([makeRecord({ id: 'from-n-1', created_at: T + 1, request_tokens: 7, input_cost: '0.25', request: '{"from":"n-1"}', error_message: 'n-1' })]);
   // A replayed batch is still ignored by the older code.
   await older.insertBatch([makeRecord({ id: 'from-n', created_at: T, request_tokens: 5, input_cost: '0.5' })]);
 
@@ -96,8 +96,8 @@ async function sharedDatabase(current: LogStore, older: LogStore) {
     const [sum] = await store.rollup(T - 60_000, T + 60_000, {}, 'model');
     expect(sum).toMatchObject({ request_count: 2, prompt_tokens: 12 });
   }
-  // What the newest columns default to in a row the older code wrote.
-  expect(await current.get('from-n-1')).toMatchObject({ sanitized: false, cache_similarity: null });
+  // What the newest columns default to in a row the older code wrote; its texts, wherever it keeps them.
+  expect(await current.get('from-n-1')).toMatchObject({ sanitized: false, cache_similarity: null, request: { from: 'n-1' }, error_message: 'n-1' });
   // The older code's retention deletes leave this one's list counts exact too.
   expect(await older.deleteOlderThan(T + 1)).toBe(1);
   expect(await current.list({}, 1, 10)).toMatchObject({ total: 1, items: [{ id: 'from-n-1' }] });

@@ -8,6 +8,9 @@ import { createSqliteLogStore } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { describeListContract } from './list.suite.ts';
+import { describeBodies } from './bodies.suite.ts';
+import { logWhere } from './filter-sql.ts';
+import { sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogStore } from './types.ts';
 
@@ -21,6 +24,17 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
   const store = await open(dir);
   return {
     store,
+    async query(sql: string) {
+      const db = new Database(join(dir, 'gateway.db'));
+      try {
+        const statement = db.prepare(sql);
+        if (statement.reader) return statement.all() as Record<string, unknown>[];
+        statement.run();
+        return [];
+      } finally {
+        db.close();
+      }
+    },
     async cleanup() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -32,6 +46,7 @@ const inTempDir = (open: (dataDir: string) => Promise<LogStore>) => async () => 
 describeLogStore('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })), 'sqlite');
 describeBreakdown('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
 describeListContract('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
+describeBodies('sqlite in a worker thread', inTempDir((dataDir) => createLogStore({ dataDir })));
 
 // The synchronous driver the worker wraps, on its own.
 describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
@@ -52,7 +67,7 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
         'call_logs_account_created', 'call_logs_created', 'call_logs_key_created',
@@ -91,6 +106,31 @@ describe('sqlite log store setup', () => {
       expect(await store.deleteOlderThan(base + 11_000)).toBe(0);
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite query plans', () => {
+  it("reads one key's calls through the key's index, with or without its account", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'gateway.db');
+    const migrated = createSqliteLogStore({ file });
+    await migrated.migrate();
+    await migrated.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const plan = (filter: Parameters<typeof logWhere>[0]) => {
+        const where = logWhere(filter, () => '?');
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql('model', where.sql)}`).all(...where.params, 10) as { detail: string }[];
+        return rows.map((r) => r.detail).join('\n');
+      };
+      const month = { start_time: 0, end_time: 1e13 };
+      expect(plan({ ...month, account_id: 'a', api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
+      expect(plan({ ...month, api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
+      expect(plan({ ...month, account_id: 'a' })).toContain('USING INDEX call_logs_account_created');
+    } finally {
+      db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

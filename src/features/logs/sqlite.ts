@@ -13,7 +13,8 @@ import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
-import { LOG_COLUMNS, bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 import { foldSqlite, sqliteBreakdownSql } from './breakdown-sqlite.ts';
@@ -98,6 +99,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           const info = s.insert.run(rowValues(r, inNano, outNano));
           // Ignored duplicate: the ledger already holds this request; do not count it twice.
           if (info.changes === 0) continue;
+          s.insertBodies.run(bodyValues(r));
           addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
         }
         for (const d of deltas.values()) {
@@ -181,14 +183,19 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 }
 
 function prepare(db: Database.Database) {
-  const cols = [...LOG_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
-  // rowValues spells the columns out: a column added to LOG_COLUMNS alone must not shift them.
-  if (rowValues(normalizeRecord({} as LogRecord), 0n, 0n).length !== cols.length) {
-    throw new Error('sqlite.ts rowValues does not list every column of LOG_COLUMNS');
+  const cols = [...INLINE_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
+  // rowValues and bodyValues spell the columns out: a column added to LOG_COLUMNS alone must not shift them.
+  const empty = normalizeRecord({} as LogRecord);
+  if (rowValues(empty, 0n, 0n).length !== cols.length || bodyValues(empty).length !== BODY_COLUMNS.length + 1) {
+    throw new Error('sqlite.ts rowValues or bodyValues does not list every column of INLINE_COLUMNS or BODY_COLUMNS');
   }
   return {
     insert: db.prepare(
-      `INSERT INTO call_logs (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO call_logs (${cols.join(', ')}, attempts) VALUES (${cols.map(() => '?').join(', ')}, '[]') ON CONFLICT (id) DO NOTHING`,
+    ),
+    insertBodies: db.prepare(
+      `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')}) VALUES (?, ${BODY_COLUMNS.map(() => '?').join(', ')})
+        ON CONFLICT (id) DO NOTHING`,
     ),
     upsertRollup: db.prepare(`INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count,
         prompt_tokens, completion_tokens, total_tokens, latency_sum, input_cost_nano, output_cost_nano)
@@ -201,7 +208,7 @@ function prepare(db: Database.Database) {
         latency_sum = latency_sum + excluded.latency_sum,
         input_cost_nano = input_cost_nano + excluded.input_cost_nano,
         output_cost_nano = output_cost_nano + excluded.output_cost_nano`),
-    get: db.prepare('SELECT * FROM call_logs WHERE id = ?'),
+    get: db.prepare(detailSql('?')),
     deleteOlder: db.prepare(
       'DELETE FROM call_logs WHERE rowid IN (SELECT rowid FROM call_logs WHERE created_at < ? LIMIT ?)',
     ),
@@ -209,17 +216,22 @@ function prepare(db: Database.Database) {
 }
 
 /**
- * A normalized record as the insert's parameters, in `LOG_COLUMNS` order then the two nano
+ * A normalized record as the insert's parameters, in `INLINE_COLUMNS` order then the two nano
  * costs: an array literal, not a mapping over the column names (this runs for every row).
  */
 function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
   return [
     r.id, r.created_at, r.api_key_id, r.api_key_name, r.account_id, r.group_id, r.provider_id, r.model,
     r.endpoint, r.request_tokens, r.response_tokens, r.cached_tokens, r.reasoning_tokens, r.status,
-    r.http_status, r.error_code, r.error_message, r.latency_ms, r.ttft_ms, r.ip, r.user_agent, r.stream ? 1 : 0,
-    r.cache_hit ? 1 : 0, JSON.stringify(r.attempts), r.input_cost, r.output_cost, r.currency, r.request, r.response,
-    r.billed ? 1 : 0, r.cache_similarity ?? null, r.sanitized ? 1 : 0, r.trace_id ?? null, r.guardrails ? JSON.stringify(r.guardrails) : null, inNano, outNano,
+    r.http_status, r.error_code, r.latency_ms, r.ttft_ms, r.ip, r.user_agent, r.stream ? 1 : 0,
+    r.cache_hit ? 1 : 0, r.input_cost, r.output_cost, r.currency,
+    r.billed ? 1 : 0, r.cache_similarity ?? null, r.sanitized ? 1 : 0, r.trace_id ?? null, inNano, outNano,
   ];
+}
+
+/** A normalized record's side row (bodies.ts): its id, then `BODY_COLUMNS` in order. */
+function bodyValues(r: LogRecord): unknown[] {
+  return [r.id, r.request, r.response, JSON.stringify(r.attempts), r.error_message, r.guardrails ? JSON.stringify(r.guardrails) : null];
 }
 
 function addDelta(deltas: Map<string, RollupDelta>, r: LogRecord, inNano: bigint, outNano: bigint): void {

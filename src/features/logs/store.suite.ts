@@ -11,6 +11,8 @@ import type { LogStore } from './types.ts';
 
 export interface StoreHandle {
   store: LogStore;
+  /** One SQL statement on the store's database, beside the store (to set up rows as an older release wrote them). */
+  query(sql: string): Promise<Record<string, unknown>[]>;
   cleanup(): Promise<void>;
 }
 
