@@ -7,6 +7,7 @@
  */
 import { costOf } from '../src/kernel/decimal.ts';
 import type { LogEndpoint, LogRecord } from '../src/features/logs/types.ts';
+import { seededRandom as rng } from '../src/kernel/seeded-random.ts';
 
 export const DATA_START = Date.parse('2024-03-01T00:00:00Z');
 export const DATA_DAYS = 30;
@@ -30,16 +31,6 @@ const ENDPOINTS: ReadonlyArray<[LogEndpoint, number]> = [
 export const ERROR_CODES = ['upstream_unavailable', 'upstream_timeout', 'rate_limit_exceeded', 'upstream_error', 'invalid_request'] as const;
 const ERROR_RATE = 0.03;
 const DAY = 86_400_000;
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The request id of call `i` as the gateway makes it: time first (request-id.ts), then 20 hex digits. */
 export function benchId(i: number, createdAt: number): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countableWindow, listByCounts, type CountSource } from './count-list.ts';
 import { DAY_MS, HOUR_MS, MAX_TIME, MIN_TIME, mergedRanges, timeSpans, touchedSegments, type TimeRange } from './count-plan.ts';
+import { seededRandom as rng } from '../../kernel/seeded-random.ts';
 
 interface Row {
   id: string;
@@ -39,16 +40,6 @@ function arraySource(rows: Row[], reads: string[] = []): CountSource<Row> {
 function plainPage(rows: Row[], window: TimeRange, offset: number, limit: number) {
   const matches = rows.filter((r) => inRanges(r.created_at, [window])).sort(byListOrder);
   return { rows: matches.slice(offset, offset + limit), total: matches.length };
-}
-
-/** Deterministic PRNG (mulberry32), so a failure repeats. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('timeSpans', () => {

@@ -8,20 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeRecord } from './test-records.ts';
 import type { LogFilter, LogRecord, LogStore } from './types.ts';
 import type { StoreHandle } from './store.suite.ts';
+import { seededRandom as rng } from '../../kernel/seeded-random.ts';
 
 const T = Date.parse('2024-03-01T00:00:00Z');
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-
-/** Deterministic PRNG (mulberry32), so a failure repeats. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T,>(rand: () => number, values: readonly T[]): T => values[Math.floor(rand() * values.length)]!;
 
