@@ -181,4 +181,22 @@ export const postgresMigrations: Migration[] = [
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION call_log_bodies_deleted();
     `,
   },
+  {
+    version: 9,
+    name: "call_logs_key_breakdown and call_logs_account_breakdown (the breakdown's columns in the key's and the account's index)",
+    // Additive: two indexes replace two narrower ones on the same leading columns (see
+    // migrations-sqlite.ts).
+    sql: `
+      -- An index-only scan for the breakdown of one key or one account, where the visibility map
+      -- marks the pages all-visible (autovacuum); id completes the list's order.
+      DROP INDEX call_logs_key_created;
+      CREATE INDEX call_logs_key_breakdown ON call_logs (api_key_id, created_at, id) INCLUDE (account_id, model,
+        provider_id, group_id, api_key_name, status, request_tokens, response_tokens, latency_ms, ttft_ms,
+        billed, input_cost, output_cost);
+      DROP INDEX call_logs_account_created;
+      CREATE INDEX call_logs_account_breakdown ON call_logs (account_id, created_at, id) INCLUDE (api_key_id, model,
+        provider_id, group_id, api_key_name, status, request_tokens, response_tokens, latency_ms, ttft_ms,
+        billed, input_cost, output_cost);
+    `,
+  },
 ];

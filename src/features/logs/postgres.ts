@@ -15,7 +15,8 @@ import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { foldColumns, keyName, newestRows, rowBeyond } from './breakdown-sql.ts';
+import { rowBeyond } from './breakdown-sql.ts';
+import { foldPostgres, postgresBreakdownSql } from './breakdown-postgres.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { inSnapshot, plainPage, postgresCountSource } from './postgres-counts.ts';
 
@@ -139,30 +140,8 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
       const where = logWhere(filter, (i) => `$${i}`);
       const limitAt = `$${where.params.length + 1}`;
-      const pct = (p: number, column: string) => `percentile_disc(${p}) WITHIN GROUP (ORDER BY ${column})`;
-      // For `key`, the name on the group's newest call (the list's order).
-      const name = by === 'key' ? '(array_agg(api_key_name ORDER BY created_at DESC, id DESC))[1]' : 'NULL';
-      const { rows } = await pool.query(
-        `SELECT g, ${name} AS name, COUNT(*) AS request_count, COUNT(*) FILTER (WHERE status = 'error') AS error_count,
-           SUM(tokens) AS total_tokens, SUM(cost)::text AS billed_cost,
-           ${pct(0.5, 'ttft_ms')} AS ttft_p50, ${pct(0.95, 'ttft_ms')} AS ttft_p95,
-           ${pct(0.5, 'latency_ms')} AS latency_p50, ${pct(0.95, 'latency_ms')} AS latency_p95
-         FROM (${newestRows(`${foldColumns(by)}, CASE WHEN billed THEN input_cost + output_cost ELSE 0 END AS cost`, where.sql, limitAt)}) newest
-         GROUP BY g`,
-        [...where.params, limit],
-      );
-      const groups = rows.map((r) => ({
-        id: String(r.g),
-        name: keyName(by, String(r.g), r.name),
-        request_count: Number(r.request_count),
-        error_count: Number(r.error_count),
-        total_tokens: Number(r.total_tokens),
-        billed_cost: String(r.billed_cost),
-        ttft_p50: r.ttft_p50 == null ? null : Number(r.ttft_p50),
-        ttft_p95: r.ttft_p95 == null ? null : Number(r.ttft_p95),
-        latency_p50: Math.round(Number(r.latency_p50)),
-        latency_p95: Math.round(Number(r.latency_p95)),
-      }));
+      const { rows } = await pool.query(postgresBreakdownSql(by, where.sql, limitAt), [...where.params, limit]);
+      const groups = rows.map((r) => foldPostgres(by, r));
       const read = groups.reduce((n, g) => n + g.request_count, 0);
       const truncated = read >= limit && (await pool.query(rowBeyond(where.sql, limitAt), [...where.params, limit])).rows.length > 0;
       return { groups, truncated };

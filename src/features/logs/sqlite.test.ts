@@ -12,7 +12,7 @@ import { describeBodies } from './bodies.suite.ts';
 import { logWhere } from './filter-sql.ts';
 import { sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
-import type { LogStore } from './types.ts';
+import type { LogGroupBy, LogStore } from './types.ts';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gw-logs-'));
@@ -67,10 +67,10 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
-        'call_logs_account_created', 'call_logs_created', 'call_logs_key_created',
+        'call_logs_account_breakdown', 'call_logs_created', 'call_logs_key_breakdown',
       ]);
       db.close();
     } finally {
@@ -112,7 +112,7 @@ describe('sqlite log store setup', () => {
 });
 
 describe('sqlite query plans', () => {
-  it("reads one key's calls through the key's index, with or without its account", async () => {
+  it("reads one key's or one account's calls from the covering index alone, in order", async () => {
     const dir = tempDir();
     const file = join(dir, 'gateway.db');
     const migrated = createSqliteLogStore({ file });
@@ -120,15 +120,25 @@ describe('sqlite query plans', () => {
     await migrated.close();
     const db = new Database(file, { readonly: true });
     try {
-      const plan = (filter: Parameters<typeof logWhere>[0]) => {
+      const plan = (filter: Parameters<typeof logWhere>[0], by: LogGroupBy = 'model') => {
         const where = logWhere(filter, () => '?');
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql('model', where.sql)}`).all(...where.params, 10) as { detail: string }[];
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql(by, where.sql)}`).all(...where.params, 10) as { detail: string }[];
         return rows.map((r) => r.detail).join('\n');
       };
       const month = { start_time: 0, end_time: 1e13 };
-      expect(plan({ ...month, account_id: 'a', api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
-      expect(plan({ ...month, api_key_id: 'k' })).toContain('USING INDEX call_logs_key_created');
-      expect(plan({ ...month, account_id: 'a' })).toContain('USING INDEX call_logs_account_created');
+      // Covering: every folded column comes from the index (no lookup into call_logs) in the
+      // list's order (no sort before the fold), whichever dimension.
+      for (const by of ['model', 'provider', 'key', 'account', 'group'] as const) {
+        const scopes = [
+          [{ ...month, account_id: 'a', api_key_id: 'k' }, 'call_logs_key_breakdown'],
+          [{ ...month, api_key_id: 'k' }, 'call_logs_key_breakdown'],
+          [{ ...month, account_id: 'a' }, 'call_logs_account_breakdown'],
+        ] as const;
+        for (const [filter, index] of scopes) {
+          expect(plan(filter, by)).toContain(`SEARCH call_logs USING COVERING INDEX ${index} (`);
+          expect(plan(filter, by)).not.toContain('ORDER BY');
+        }
+      }
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });
