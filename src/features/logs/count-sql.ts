@@ -44,3 +44,16 @@ export function pageRowsSql(filter: LogFilter, ranges: TimeRange[], limit: numbe
     params: [...where.params, limit, offset],
   };
 }
+
+/** COUNT(*) (column `n`) and the page in list order over call_logs: for filters the counts cannot answer. */
+export function plainPageSql(filter: LogFilter, limit: number, offset: number, ph: Placeholder): { count: WhereClause; rows: WhereClause } {
+  const where = logWhere(filter, ph);
+  const n = where.params.length;
+  return {
+    count: { sql: `SELECT COUNT(*) AS n FROM call_logs ${where.sql}`, params: where.params },
+    rows: {
+      sql: `SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ${ph(n + 1)} OFFSET ${ph(n + 2)}`,
+      params: [...where.params, limit, offset],
+    },
+  };
+}

@@ -4,9 +4,7 @@
  */
 import type pg from 'pg';
 import type { CountSource } from './count-list.ts';
-import { bucketCountsSql, pageRowsSql, rawCountSql } from './count-sql.ts';
-import { logWhere } from './filter-sql.ts';
-import { LIST_COLUMNS } from './rows.ts';
+import { bucketCountsSql, pageRowsSql, plainPageSql, rawCountSql } from './count-sql.ts';
 import type { LogFilter } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -51,13 +49,8 @@ export async function inSnapshot<T>(pool: pg.Pool, read: (client: pg.PoolClient)
 
 /** COUNT(*) and ORDER BY … LIMIT/OFFSET over call_logs. */
 export async function plainPage(pool: pg.Pool, filter: LogFilter, limit: number, offset: number): Promise<{ rows: Row[]; total: number }> {
-  const where = logWhere(filter, ph);
-  const total = Number((await pool.query(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`, where.params)).rows[0].n);
+  const q = plainPageSql(filter, limit, offset, ph);
+  const total = Number((await pool.query(q.count.sql, q.count.params)).rows[0].n);
   if (offset >= total) return { rows: [], total };
-  const n = where.params.length;
-  const { rows } = await pool.query(
-    `SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-    [...where.params, limit, offset],
-  );
-  return { rows, total };
+  return { rows: (await pool.query(q.rows.sql, q.rows.params)).rows, total };
 }

@@ -10,9 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { CountSource } from './count-list.ts';
-import { bucketCountsSql, pageRowsSql, rawCountSql } from './count-sql.ts';
-import { logWhere } from './filter-sql.ts';
-import { LIST_COLUMNS } from './rows.ts';
+import { bucketCountsSql, pageRowsSql, plainPageSql, rawCountSql } from './count-sql.ts';
 import type { LogFilter } from './types.ts';
 
 type Row = Record<string, unknown>;
@@ -50,11 +48,8 @@ export function sqliteCountSource(db: Database.Database, filter: LogFilter): Cou
 
 /** COUNT(*) and ORDER BY … LIMIT/OFFSET over call_logs. */
 export function plainPage(db: Database.Database, filter: LogFilter, limit: number, offset: number): { rows: Row[]; total: number } {
-  const where = logWhere(filter, ph);
-  const total = (db.prepare(`SELECT COUNT(*) AS n FROM call_logs ${where.sql}`).get(...where.params) as { n: number }).n;
-  const rows = offset >= total
-    ? []
-    : db.prepare(`SELECT ${LIST_COLUMNS} FROM call_logs ${where.sql}
-        ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...where.params, limit, offset);
-  return { rows: rows as Row[], total };
+  const q = plainPageSql(filter, limit, offset, ph);
+  const total = (db.prepare(q.count.sql).get(...q.count.params) as { n: number }).n;
+  const rows = offset >= total ? [] : (db.prepare(q.rows.sql).all(...q.rows.params) as Row[]);
+  return { rows, total };
 }
