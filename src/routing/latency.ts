@@ -14,6 +14,12 @@ import type { Runtime } from '../pipeline/runtime.ts';
 export const WINDOW = 128;
 /** Weight of the newest sample in the running means the strategies compare. */
 const EWMA_ALPHA = 0.2;
+/**
+ * Fewest streamed tokens whose time per token is learned: a shorter answer's pace is mostly
+ * network and event-loop jitter, and lowest_latency weighs the pace for ~100 tokens, so a few
+ * milliseconds of jitter over three tokens would outweigh a real difference in time to first token.
+ */
+export const MIN_PACE_TOKENS = 16;
 /** Percentiles are sorted again only after this many new samples, not once per attempt. */
 const RESORT_EVERY = 8;
 /** More deployments than any config lists: the oldest entry goes when a new one would pass it. */

@@ -17,7 +17,7 @@ import { AttemptError } from './attempt-error.ts';
 import { recordAttempt } from './attempts.ts';
 import { deploymentOf } from './breaker.ts';
 import type { OpenStream } from './call.ts';
-import { latencyBook } from './latency.ts';
+import { MIN_PACE_TOKENS, latencyBook } from './latency.ts';
 import type { Opened } from './opened.ts';
 import { addUsage, cutLegUsage, resume } from './resume.ts';
 import { timeoutsFor } from './timeouts.ts';
@@ -175,7 +175,7 @@ export async function* relay(ctx: GatewayContext, first: Opened, deps: RelayDeps
         // Closed without a finish_reason or the format's own end marker: a cut, never an answer.
         if (!finished && !current.stream.translator.done) throw endedEarly();
         const tokens = legUsage?.completion_tokens ?? 0;
-        if (tokens > 1) legStats.recordPerToken((deps.now() - startedAt) / tokens);
+        if (tokens >= MIN_PACE_TOKENS) legStats.recordPerToken((deps.now() - startedAt) / tokens);
         ended = true;
         return;
       } catch (error) {
