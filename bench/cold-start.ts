@@ -7,6 +7,11 @@
  * per start), and the p99 of each second is the median over the starts.
  *
  *   npx tsx bench/cold-start.ts [--rate 1000] [--seconds 6] [--starts 4] name=entry ... (default now=dist/main.mjs)
+ *
+ * To see where a slow second comes from: COLD_THREADS=1 prints the CPU of every other thread of
+ * the process in each second (V8's compiler and GC helpers, the log worker), COLD_SLOW=<ms> each
+ * request slower than that with the moment it was sent, BENCH_CHILD_LOG=<dir> keeps what the
+ * gateway prints (with `name=dist/main.mjs@--trace-opt --trace-deopt`, what V8 compiled when).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,11 +50,15 @@ async function coldRun(t: Target, pid: number | undefined): Promise<{ bySecond: 
   const cpuBySecond: number[] = [];
   const sampler = (async () => {
     if (!pid) return;
-    let last = (await threadCpu(pid)).get('main') ?? 0;
+    let last = await threadCpu(pid);
     for (let i = 1; i <= seconds; i++) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + i * 1000 - performance.now())));
-      const now = (await threadCpu(pid).catch(() => new Map<string, number>())).get('main') ?? last;
-      cpuBySecond.push((now - last) / 1000);
+      const now = await threadCpu(pid).catch(() => last);
+      cpuBySecond.push(((now.get('main') ?? 0) - (last.get('main') ?? 0)) / 1000);
+      if (process.env.COLD_THREADS) {
+        const others = [...now].filter(([name]) => name !== 'main').map(([name, us]) => [name, (us - (last.get(name) ?? 0)) / 1000] as const).filter(([, ms]) => ms > 0);
+        console.error(`  s${i} threads: ${others.map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(', ')}`);
+      }
       last = now;
     }
   })();
@@ -62,8 +71,10 @@ async function coldRun(t: Target, pid: number | undefined): Promise<{ bySecond: 
         .request({ method: 'POST', path: url.pathname, headers: t.headers, body })
         .then(async (response) => {
           await response.body.arrayBuffer();
-          if (response.statusCode === 200) bySecond[second]!.push(performance.now() - sent);
+          const took = performance.now() - sent;
+          if (response.statusCode === 200) bySecond[second]!.push(took);
           else failures++;
+          if (process.env.COLD_SLOW && took > Number(process.env.COLD_SLOW)) console.error(`  slow: sent at ${(sent - start).toFixed(0)} ms, took ${took.toFixed(1)} ms`);
         })
         .catch(() => void failures++)
         .finally(() => inFlight.delete(done));
@@ -75,6 +86,24 @@ async function coldRun(t: Target, pid: number | undefined): Promise<{ bySecond: 
   await sampler;
   await pool.close();
   return { bySecond, cpuBySecond, failures };
+}
+
+/**
+ * The harness's own client warmed before a cold run: requests straight to the (long warm) mock,
+ * so undici's code in this process is compiled and optimized. Cold, it added its own first-second
+ * stall to every target alike (the floor's first second read 40-700 ms), hiding the gateway's.
+ */
+async function warmHarness(mockPort: number): Promise<void> {
+  const pool = new Pool(`http://127.0.0.1:${mockPort}`, { connections: 50, pipelining: 1 });
+  const body = requestBody(false);
+  const worker = async () => {
+    for (let i = 0; i < 100; i++) {
+      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-upstream-key' }, body });
+      await response.body.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  await pool.close();
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -92,6 +121,7 @@ try {
           ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
           : await startBenchGateway({ name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs, env });
       const t = entry === 'floor' ? target(name, `${child.url}/v1/chat/completions`, { authorization: 'Bearer bench-upstream-key' }) : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+      await warmHarness(mock.port);
       const run = await coldRun(t, child.proc.pid);
       await child.stop();
       await rm(dataDir, { recursive: true, force: true });

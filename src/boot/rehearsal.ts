@@ -6,19 +6,31 @@
  * dozen plain and streamed chat calls over loopback HTTP, through the default pipeline, to an
  * upstream of its own (rehearsal-upstream.ts).
  *
+ * The path is the one real calls take, so that what V8 learns there still holds for them (a
+ * function that meets new shapes after it was optimized is thrown back and compiled again, on the
+ * cores the first load needs): the h3 router and its error wrapper in front, the call-log record
+ * and its queue, and the metrics behind.
+ *
  * Nothing of the rehearsal is seen or kept: it runs on a config of its own (one compat provider,
- * one model, one random key) and a copy of the runtime with its own memory store and no services
- * (no call log, no metrics, no usage counters in the real store), untraced, on a port of its own
- * that closes before the gateway's opens. A rehearsal that fails only costs its warmth: the start
- * goes on (a warning says why).
+ * one model, one random key) and a copy of the runtime with its own memory store, a call-log queue
+ * whose store discards the rows, a metrics registry of its own that nothing scrapes, no usage
+ * counters in the real store, untraced, on a port of its own that closes before the gateway's
+ * opens. A rehearsal that fails only costs its warmth: the start goes on (a warning says why).
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { H3, type H3Event } from 'h3';
 import { serve } from 'srvx';
 import { loadConfigText } from '../config/load.ts';
 import { hashApiKey } from '../config/keys.ts';
 import { buildSnapshot } from '../config/snapshot.ts';
 import { chatBody, handleInference } from '../features/inference/routes.ts';
+import { toLogRecord } from '../features/logs/billing.ts';
+import { createLogQueue } from '../features/logs/queue.ts';
+import type { LogStore } from '../features/logs/types.ts';
+import { createMetrics } from '../features/metrics/service.ts';
+import { requestIp } from '../http/client-ip.ts';
+import { safe } from '../http/handle.ts';
 import type { Logger } from '../kernel/logger.ts';
 import type { Gateway } from '../pipeline/gateway.ts';
 import { buildPipeline } from '../pipeline/pipeline.ts';
@@ -72,12 +84,18 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
     const snapshot = buildSnapshot(loaded.config, '(rehearsal)', 0);
     const store = createMemoryStore();
     closers.push(() => store.close());
-    const runtime: Runtime = { ...gateway.runtime, store, services: { healthProbes: [] }, current: () => snapshot };
+    const queue = createLogQueue(discardingLogStore(), { batchSize: snapshot.config.logs.batch_size, flushIntervalMs: snapshot.config.logs.flush_interval_ms, max: snapshot.config.logs.queue_max, logger });
+    closers.push(() => queue.close());
+    const services = { healthProbes: [], logs: { enqueue: (call) => queue.enqueue(toLogRecord(call)) }, metrics: createMetrics('rehearsal_') } satisfies Runtime['services'];
+    const runtime: Runtime = { ...gateway.runtime, store, services, current: () => snapshot };
     const pipeline = await buildPipeline(snapshot.config.pipeline, { runtime, logger, now: () => Date.now() }, snapshot.file, builtinPlugins, { traced: false });
     closers.push(() => pipeline.close());
     const rehearsal = { runtime, config: { current: () => ({ snapshot, pipeline }) } };
+    // As src/server.ts mounts an inference route.
+    const app = new H3();
+    app.post('/v1/chat/completions', safe(logger, (event: H3Event) => handleInference(rehearsal, event.req, requestIp(event.req, snapshot.config.server.trusted_proxies), 'chat', chatBody)));
     const server = serve({
-      fetch: (request) => handleInference(rehearsal, request, '127.0.0.1', 'chat', chatBody),
+      fetch: app.fetch,
       port: 0,
       hostname: '127.0.0.1',
       silent: true,
@@ -95,6 +113,23 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
   } finally {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   }
+}
+
+/** A call-log store that takes every batch and keeps nothing. */
+function discardingLogStore(): LogStore {
+  const nothing = () => Promise.reject(new Error('the rehearsal keeps no call log'));
+  return {
+    kind: 'sqlite',
+    migrate: async () => {},
+    insertBatch: async () => {},
+    list: nothing,
+    get: nothing,
+    breakdown: nothing,
+    deleteOlderThan: async () => 0,
+    rollup: nothing,
+    ping: async () => 0,
+    close: async () => {},
+  };
 }
 
 /** `calls` chat calls, every other one streamed, CONCURRENCY at a time, within BUDGET_MS. */
