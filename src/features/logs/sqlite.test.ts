@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogStore } from './log-store.ts';
 import { createSqliteLogStore } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
@@ -56,6 +56,29 @@ describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
 }), 'sqlite');
 
 describe('sqlite log store setup', () => {
+  it('writes a batch with its statement journal in memory, then leaves temp files for the reads again', async () => {
+    const dir = tempDir();
+    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    try {
+      const store = createSqliteLogStore({ dataDir: dir });
+      await store.migrate();
+      pragma.mockClear();
+      await store.insertBatch([makeRecord({ id: 'req_journal_1' }), makeRecord({ id: 'req_journal_2' })]);
+      // A batch that fails (the disk, say) still puts the setting back.
+      vi.spyOn(Database.prototype, 'transaction').mockImplementationOnce((() => () => {
+        throw new Error('disk I/O error');
+      }) as never);
+      await expect(store.insertBatch([makeRecord({ id: 'req_journal_3' })])).rejects.toThrow('disk I/O error');
+      const tempStore = pragma.mock.calls.map(([source]) => source).filter((source) => source.startsWith('temp_store'));
+      expect(tempStore).toEqual(['temp_store = MEMORY', 'temp_store = DEFAULT', 'temp_store = MEMORY', 'temp_store = DEFAULT']);
+      expect((await store.list({}, 1, 10)).total).toBe(2);
+      await store.close();
+    } finally {
+      vi.restoreAllMocks();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('creates gateway.db in WAL mode and records each migration once', async () => {
     const dir = tempDir();
     try {
