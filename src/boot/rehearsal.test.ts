@@ -28,10 +28,13 @@ describe('the start rehearsal', () => {
     for (const close of closers.splice(0)) await close();
   });
 
-  it('answers every call, plain and streamed, through the default pipeline', async () => {
+  it('answers every call, plain and streamed, through the default pipeline and the call log path', async () => {
     const { runtime, close } = realRuntime();
     closers.push(close);
-    expect(await rehearse({ runtime }, logger, 6)).toBe(6);
+    const info = vi.fn();
+    expect(await rehearse({ runtime }, { ...logger, info }, 6)).toBe(6);
+    // Each call built its log record and went through a queue into the rehearsal's own store.
+    expect(info).toHaveBeenCalledWith('start rehearsal done', expect.objectContaining({ calls: 6, logged: 6 }));
   });
 
   it('leaves nothing behind: no call-log row, no metric, no counter in the real store', async () => {

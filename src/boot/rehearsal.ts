@@ -84,7 +84,8 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
     const snapshot = buildSnapshot(loaded.config, '(rehearsal)', 0);
     const store = createMemoryStore();
     closers.push(() => store.close());
-    const queue = createLogQueue(discardingLogStore(), { batchSize: snapshot.config.logs.batch_size, flushIntervalMs: snapshot.config.logs.flush_interval_ms, max: snapshot.config.logs.queue_max, logger });
+    const discarded = discardingLogStore();
+    const queue = createLogQueue(discarded.store, { batchSize: snapshot.config.logs.batch_size, flushIntervalMs: snapshot.config.logs.flush_interval_ms, max: snapshot.config.logs.queue_max, logger });
     closers.push(() => queue.close());
     const services = { healthProbes: [], logs: { enqueue: (call) => queue.enqueue(toLogRecord(call)) }, metrics: createMetrics('rehearsal_') } satisfies Runtime['services'];
     const runtime: Runtime = { ...gateway.runtime, store, services, current: () => snapshot };
@@ -105,7 +106,8 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
     await server.ready();
     const started = Date.now();
     const answered = await sendCalls(server.url!.replace(/\/$/, ''), key, calls);
-    logger.info('start rehearsal done', { calls: answered, ms: Date.now() - started });
+    await queue.flush();
+    logger.info('start rehearsal done', { calls: answered, logged: discarded.rows(), ms: Date.now() - started });
     return answered;
   } catch (error) {
     logger.warn('the start rehearsal failed: the first requests will be slower', { error: String(error) });
@@ -115,13 +117,16 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
   }
 }
 
-/** A call-log store that takes every batch and keeps nothing. */
-function discardingLogStore(): LogStore {
+/** A call-log store that takes every batch and keeps nothing but the count of its rows. */
+function discardingLogStore(): { store: LogStore; rows(): number } {
   const nothing = () => Promise.reject(new Error('the rehearsal keeps no call log'));
-  return {
+  let rows = 0;
+  const store: LogStore = {
     kind: 'sqlite',
     migrate: async () => {},
-    insertBatch: async () => {},
+    insertBatch: async (records) => {
+      rows += records.length;
+    },
     list: nothing,
     get: nothing,
     breakdown: nothing,
@@ -130,6 +135,7 @@ function discardingLogStore(): LogStore {
     ping: async () => 0,
     close: async () => {},
   };
+  return { store, rows: () => rows };
 }
 
 /** `calls` chat calls, every other one streamed, CONCURRENCY at a time, within BUDGET_MS. */
