@@ -90,15 +90,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     async insertBatch(records) {
       if (records.length === 0) return;
       const s = ready();
-      // The count triggers make every INSERT keep a statement journal, which outgrows its 64 KiB
-      // in memory with a batch's dirty pages and spills to a temp file: a pwrite per page. In
-      // memory for the batch only (a batch's journal is small); reads keep temp files, so that a
-      // large sort (CREATE INDEX at a migration, a GROUP BY) can still spill to disk.
-      // -16 % CPU per row, half the system time (bench/README.md, issue 37).
-      // (SQLite refuses the change inside a transaction: a caller's own keeps its setting.)
-      const toggle = !db.inTransaction;
-      if (toggle) db.pragma('temp_store = MEMORY');
-      try {
+      withJournalInMemory(db, () =>
         db.transaction((batch: LogRecord[]) => {
           const deltas = new Map<string, RollupDelta>();
           for (const raw of batch) {
@@ -118,10 +110,8 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
               d.input_cost_nano, d.output_cost_nano,
             );
           }
-        })(records);
-      } finally {
-        if (toggle) db.pragma('temp_store = DEFAULT');
-      }
+        })(records),
+      );
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
@@ -242,6 +232,24 @@ function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
 }
 
 /** A normalized record's side row (bodies.ts): its id, then `BODY_COLUMNS` in order. */
+/**
+ * Runs a write with SQLite's temporary files in memory. The count triggers make every INSERT keep
+ * a statement journal, which outgrows its 64 KiB in memory with a batch's dirty pages and spills
+ * to a temp file: a pwrite per page (log-insert.ts: system time per row halved, CPU -3 to -20 %,
+ * bench/README.md, issue 37). Only for the write: reads keep temp files, so that a large sort (a
+ * migration's CREATE INDEX, a GROUP BY) can still spill to disk. Inside a caller's transaction
+ * SQLite refuses the change, and the caller's setting stays.
+ */
+function withJournalInMemory(db: Database.Database, write: () => void): void {
+  const toggle = !db.inTransaction;
+  if (toggle) db.pragma('temp_store = MEMORY');
+  try {
+    write();
+  } finally {
+    if (toggle) db.pragma('temp_store = DEFAULT');
+  }
+}
+
 function bodyValues(r: LogRecord): unknown[] {
   return [r.id, r.request, r.response, JSON.stringify(r.attempts), r.error_message, r.guardrails ? JSON.stringify(r.guardrails) : null];
 }
