@@ -88,6 +88,9 @@ async function coldRun(t: Target, pid: number | undefined): Promise<{ bySecond: 
   return { bySecond, cpuBySecond, failures };
 }
 
+/** What the mock (and the floor in front of it) expect as the upstream key. */
+const UPSTREAM_AUTH = 'Bearer bench-upstream-key';
+
 /**
  * The harness's own client warmed before a cold run: requests straight to the (long warm) mock,
  * so undici's code in this process is compiled and optimized. Cold, it added its own first-second
@@ -98,7 +101,7 @@ async function warmHarness(mockPort: number): Promise<void> {
   const body = requestBody(false);
   const worker = async () => {
     for (let i = 0; i < 100; i++) {
-      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-upstream-key' }, body });
+      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: UPSTREAM_AUTH }, body });
       await response.body.arrayBuffer();
     }
   };
@@ -120,7 +123,7 @@ try {
         entry === 'floor'
           ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
           : await startBenchGateway({ name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs, env });
-      const t = entry === 'floor' ? target(name, `${child.url}/v1/chat/completions`, { authorization: 'Bearer bench-upstream-key' }) : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+      const t = entry === 'floor' ? target(name, `${child.url}/v1/chat/completions`, { authorization: UPSTREAM_AUTH }) : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
       await warmHarness(mock.port);
       const run = await coldRun(t, child.proc.pid);
       await child.stop();

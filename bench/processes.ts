@@ -4,7 +4,7 @@
  */
 import { freePort } from '../test/_process.ts';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from '../scripts/start-args.ts';
@@ -22,10 +22,12 @@ export interface Child {
 function track(name: string, proc: ChildProcess): Child {
   let tail = '';
   // BENCH_CHILD_LOG=<dir>: every line a child writes also lands in <dir>/<name>-<pid>.log (V8 traces).
-  const logFile = process.env.BENCH_CHILD_LOG ? join(process.env.BENCH_CHILD_LOG, `${name}-${proc.pid}.log`) : undefined;
+  // Written without blocking the harness, whose timings run on the same event loop.
+  const logFile = process.env.BENCH_CHILD_LOG ? createWriteStream(join(process.env.BENCH_CHILD_LOG, `${name}-${proc.pid}.log`)) : undefined;
+  proc.once('exit', () => logFile?.end());
   const keep = (data: Buffer) => {
     tail = (tail + data.toString('utf8')).slice(-4000);
-    if (logFile) appendFileSync(logFile, data);
+    logFile?.write(data);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
