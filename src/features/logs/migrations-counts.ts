@@ -39,10 +39,14 @@ const backfill = (unit: string, size: number) =>
   `INSERT INTO call_log_counts_${unit}
         SELECT ${bucket('created_at', size)}, ${keyValues('')}, COUNT(*) FROM call_logs GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;`;
 
+/** The SQLite trigger statements that count the NEW row, once per unit. */
+const addCountsSqlite = () =>
+  UNITS.map(([unit, size]) => `INSERT INTO call_log_counts_${unit} VALUES (${bucket('NEW.created_at', size)}, ${keyValues('NEW.')}, 1)
+          ON CONFLICT (bucket_ms, ${KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + 1;`).join('\n        ');
+
 export function callLogCountsSqlite(): string {
   const keyMatch = (size: number) => `bucket_ms = ${bucket('OLD.created_at', size)} AND ${KEY_COLUMNS.map((c) => `${c} = ${c === 'provider_id' || c === 'error_code' ? `COALESCE(OLD.${c}, '')` : `OLD.${c}`}`).join(' AND ')}`;
-  const add = UNITS.map(([unit, size]) => `INSERT INTO call_log_counts_${unit} VALUES (${bucket('NEW.created_at', size)}, ${keyValues('NEW.')}, 1)
-          ON CONFLICT (bucket_ms, ${KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + 1;`).join('\n        ');
+  const add = addCountsSqlite();
   const remove = UNITS.map(([unit, size]) => `UPDATE call_log_counts_${unit} SET n = n - 1 WHERE ${keyMatch(size)};
         DELETE FROM call_log_counts_${unit} WHERE ${keyMatch(size)} AND n = 0;`).join('\n        ');
   // Row triggers: an insert ignored by ON CONFLICT (id) DO NOTHING fires none.
@@ -101,3 +105,25 @@ export function callLogCountsPostgres(): string {
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION call_log_counts_updated();
     `;
 }
+
+/**
+ * Migration 10's SQL (SQLite): the insert trigger counts only rows whose writer did not count them
+ * itself. This release inserts with `counted = 1` and adds a batch's matches per bucket and
+ * combination in one upsert each (sqlite.ts): a row trigger's two upserts were ~6 of a row's
+ * ~35 µs in the log worker (bench/README.md, issue 37). The previous release names no `counted`
+ * column, so its rows (NULL) are still counted here.
+ */
+export function countedByWriterSqlite(): string {
+  return `
+      ALTER TABLE call_logs ADD COLUMN counted INTEGER;
+      DROP TRIGGER call_log_counts_insert;
+      CREATE TRIGGER call_log_counts_insert AFTER INSERT ON call_logs WHEN NEW.counted IS NULL BEGIN
+        ${addCountsSqlite()}
+      END;
+    `;
+}
+
+/** The key columns of call_log_counts_hour and _day after bucket_ms, in order (NULLs stored as ''). */
+export const COUNT_KEY_COLUMNS: readonly string[] = KEY_COLUMNS;
+/** The count tables' units and their bucket sizes in ms. */
+export const COUNT_UNITS = UNITS;

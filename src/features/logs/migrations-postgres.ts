@@ -199,4 +199,14 @@ export const postgresMigrations: Migration[] = [
         billed, input_cost, output_cost);
     `,
   },
+  {
+    version: 10,
+    name: 'call_logs.counted on SQLite only (its writer counts its own batch); versions kept in step',
+    // Nothing to change here: the statement trigger of migration 7 already adds a whole INSERT's
+    // rows per bucket and combination, which is what SQLite's writer now does by itself.
+    sql: `
+      COMMENT ON TRIGGER call_log_counts_insert ON call_logs IS
+        'Adds each INSERT statement''s rows to call_log_counts_hour and _day, per bucket and combination (migration 7).';
+    `,
+  },
 ];

@@ -4,7 +4,7 @@
  * is nullable or has a default, so the previous release still runs on the schema.
  */
 
-import { callLogCountsSqlite } from './migrations-counts.ts';
+import { callLogCountsSqlite, countedByWriterSqlite } from './migrations-counts.ts';
 
 export interface Migration {
   version: number;
@@ -206,5 +206,12 @@ export const sqliteMigrations: Migration[] = [
         provider_id, group_id, api_key_name, status, request_tokens, response_tokens, latency_ms, ttft_ms,
         billed, input_cost_nano, output_cost_nano, input_cost, output_cost);
     `,
+  },
+  {
+    version: 10,
+    name: 'call_logs.counted (a writer that counts its own batch into call_log_counts_*)',
+    // Additive: a nullable column; the insert trigger still counts every row that leaves it out,
+    // as the previous release's do.
+    sql: countedByWriterSqlite(),
   },
 ];

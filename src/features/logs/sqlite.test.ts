@@ -90,13 +90,54 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
         'call_logs_account_breakdown', 'call_logs_created', 'call_logs_key_breakdown',
       ]);
       db.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts a batch itself into the list counts, and leaves rows written without `counted` to the trigger', async () => {
+    const dir = tempDir();
+    const store = createSqliteLogStore({ dataDir: dir });
+    try {
+      await store.migrate();
+      const at = (iso: string) => Date.parse(iso);
+      await store.insertBatch([
+        makeRecord({ id: 'c_1', created_at: at('2024-03-01T10:05:00Z') }),
+        makeRecord({ id: 'c_2', created_at: at('2024-03-01T10:55:00Z') }),
+        makeRecord({ id: 'c_3', created_at: at('2024-03-01T11:00:00Z'), provider_id: null, status: 'error', error_code: 'upstream_error' }),
+        makeRecord({ id: 'c_4', created_at: at('2024-03-02T00:00:00Z'), model: 'm2' }),
+        makeRecord({ id: 'c_5', created_at: at('1969-12-31T23:30:00Z') }),
+        makeRecord({ id: 'c_1', created_at: at('2024-03-01T10:05:00Z') }), // the same request again: not counted twice
+      ]);
+      await store.insertBatch([makeRecord({ id: 'c_2', created_at: at('2024-03-01T10:55:00Z') }), makeRecord({ id: 'c_6', created_at: at('2024-03-01T10:30:00Z') })]);
+      const db = new Database(join(dir, 'gateway.db'));
+      try {
+        // A row as the previous release writes it (no `counted`): the insert trigger counts it.
+        db.prepare(`INSERT INTO call_logs (id, created_at, api_key_id, api_key_name, account_id, model, endpoint, request_tokens, response_tokens,
+          cached_tokens, reasoning_tokens, status, http_status, latency_ms, ip, user_agent, stream, cache_hit, attempts, input_cost, output_cost,
+          input_cost_nano, output_cost_nano, currency, billed)
+          VALUES ('c_old', ${at('2024-03-01T10:40:00Z')}, 'k1', 'Key one', 'a1', 'gpt-4o-mini', 'chat', 1, 1, 0, 0, 'success', 200, 5, '', '', 0, 0, '[]', '0', '0', 0, 0, 'CNY', 1)`).run();
+        for (const [unit, size] of [['hour', 3_600_000], ['day', 86_400_000]] as const) {
+          const keys = 'api_key_id, account_id, model, status, provider_id, endpoint, error_code';
+          const fromRows = db.prepare(`SELECT created_at - ((created_at % ${size}) + ${size}) % ${size} AS bucket_ms, api_key_id, account_id, model, status,
+              COALESCE(provider_id, '') AS provider_id, endpoint, COALESCE(error_code, '') AS error_code, COUNT(*) AS n
+            FROM call_logs GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`).all();
+          const counted = db.prepare(`SELECT bucket_ms, ${keys}, n FROM call_log_counts_${unit} ORDER BY bucket_ms, ${keys}`).all();
+          expect(counted, unit).toEqual(fromRows);
+        }
+        expect(db.prepare('SELECT SUM(n) AS n FROM call_log_counts_hour').get()).toEqual({ n: 7 });
+        expect(db.prepare('SELECT id FROM call_logs WHERE counted IS NULL').all()).toEqual([{ id: 'c_old' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -21,6 +21,8 @@ import { foldSqlite, sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { rowBeyond } from './breakdown-sql.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { plainPage, sqliteCountSource } from './sqlite-counts.ts';
+import { countDeltas, type CountDelta } from './count-deltas.ts';
+import { COUNT_KEY_COLUMNS, COUNT_UNITS } from './migrations-counts.ts';
 
 export interface SqliteLogStoreOptions {
   /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
@@ -93,6 +95,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
       withJournalInMemory(db, () =>
         db.transaction((batch: LogRecord[]) => {
           const deltas = new Map<string, RollupDelta>();
+          const counts = countDeltas();
           for (const raw of batch) {
             const r = normalizeRecord(raw);
             const inNano = toNano(r.input_cost);
@@ -102,7 +105,9 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
             if (info.changes === 0) continue;
             s.insertBodies.run(bodyValues(r));
             addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
+            counts.add(r);
           }
+          for (const d of counts.deltas()) s.addCounts[d.unit].run(...d.key, d.n);
           for (const d of deltas.values()) {
             s.upsertRollup.run(
               d.bucket_ms, d.account_id, d.api_key_id, d.model, d.request_count, d.prompt_tokens,
@@ -193,8 +198,17 @@ function prepare(db: Database.Database) {
   }
   return {
     insert: db.prepare(
-      `INSERT INTO call_logs (${cols.join(', ')}, attempts) VALUES (${cols.map(() => '?').join(', ')}, '[]') ON CONFLICT (id) DO NOTHING`,
+      // counted = 1: this batch adds its rows to the list counts itself (count-deltas.ts), not the trigger.
+      `INSERT INTO call_logs (${cols.join(', ')}, attempts, counted) VALUES (${cols.map(() => '?').join(', ')}, '[]', 1) ON CONFLICT (id) DO NOTHING`,
     ),
+    addCounts: Object.fromEntries(
+      COUNT_UNITS.map(([unit]) => [
+        unit,
+        db.prepare(`INSERT INTO call_log_counts_${unit} (bucket_ms, ${COUNT_KEY_COLUMNS.join(', ')}, n)
+          VALUES (?, ${COUNT_KEY_COLUMNS.map(() => '?').join(', ')}, ?)
+          ON CONFLICT (bucket_ms, ${COUNT_KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + excluded.n`),
+      ]),
+    ) as Record<CountDelta['unit'], Database.Statement>,
     insertBodies: db.prepare(
       `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')}) VALUES (?, ${BODY_COLUMNS.map(() => '?').join(', ')})
         ON CONFLICT (id) DO NOTHING`,
