@@ -32,33 +32,57 @@ export interface ContextInit {
 }
 
 export function createContext(init: ContextInit): GatewayContext {
-  const startedAt = init.now ?? Date.now();
-  const id = init.id ?? createRequestId(startedAt);
-  const responseHeaders = new ResponseHeaders([['x-request-id', id]]);
-  return {
-    id,
-    request: init.request,
-    endpoint: init.endpoint,
-    snapshot: init.snapshot,
-    runtime: init.runtime,
-    ip: init.ip,
-    startedAt,
-    body: init.body,
-    rawBody: init.rawBody,
-    rawBodyText: init.rawBodyText,
-    get requestedModels() {
-      return requestedModels(this.body);
-    },
-    settings: init.snapshot.config.settings,
-    targets: [],
-    locals: new Map(),
-    outcome: createOutcome(),
-    responseHeaders,
-    taps: [],
-    signal: init.signal,
-    trace: null,
-    renderer: init.renderer ?? chatRenderer,
-  };
+  return new PipelineContext(init);
+}
+
+/**
+ * A class rather than an object literal: `requestedModels` is a getter on the prototype, where a
+ * literal defined it anew on every request (a runtime call, ~1 % of the main thread), and every
+ * field a step may set later is there from the start, so all contexts share one shape.
+ */
+class PipelineContext implements GatewayContext {
+  readonly id: string;
+  readonly request: Request;
+  readonly endpoint: Endpoint;
+  readonly snapshot: Snapshot;
+  readonly runtime: Runtime;
+  readonly ip: string;
+  readonly startedAt: number;
+  body: ChatRequest;
+  readonly rawBody: unknown;
+  readonly rawBodyText?: string;
+  principal?: GatewayContext['principal'] = undefined;
+  settings: GatewayContext['settings'];
+  targets: GatewayContext['targets'] = [];
+  cacheKey?: string = undefined;
+  readonly locals = new Map<string, unknown>();
+  readonly outcome = createOutcome();
+  readonly responseHeaders: ResponseHeaders;
+  readonly taps: StreamTap[] = [];
+  readonly signal: ClientSignal;
+  trace: GatewayContext['trace'] = null;
+  renderer: Renderer;
+
+  constructor(init: ContextInit) {
+    this.startedAt = init.now ?? Date.now();
+    this.id = init.id ?? createRequestId(this.startedAt);
+    this.request = init.request;
+    this.endpoint = init.endpoint;
+    this.snapshot = init.snapshot;
+    this.runtime = init.runtime;
+    this.ip = init.ip;
+    this.body = init.body;
+    this.rawBody = init.rawBody;
+    this.rawBodyText = init.rawBodyText;
+    this.settings = init.snapshot.config.settings;
+    this.responseHeaders = new ResponseHeaders([['x-request-id', this.id]]);
+    this.signal = init.signal;
+    this.renderer = init.renderer ?? chatRenderer;
+  }
+
+  get requestedModels(): string[] {
+    return requestedModels(this.body);
+  }
 }
 
 /** `model` then `fallbacks`, as the body says now (a default model applied included). */
