@@ -15,6 +15,7 @@ import { markRawJson } from '../pipeline/raw-json.ts';
 import type { ChatChunk } from './openai-types.ts';
 
 const USAGE_NULL = ',"usage":null';
+const OBFUSCATION = ',"obfuscation":"';
 
 /**
  * What may follow the frame: one choice at index 0 whose delta is empty or holds only content,
@@ -70,7 +71,8 @@ export class RawChunkReader {
     // The keys in the order JSON.parse would give them.
     const chunk = Object.assign({}, this.frame) as ChatChunk;
     const text = this.renamedPrefix + data.slice(this.prefix.length);
-    const usageAt = usage === undefined ? -1 : text.lastIndexOf(USAGE_NULL);
+    // Counted from the end (only `"obfuscation":"…"}` may follow it): no search through the text.
+    const usageAt = usage === undefined ? -1 : text.length - 1 - USAGE_NULL.length - (obfuscation === undefined ? 0 : OBFUSCATION.length + obfuscation.length + 1);
     // Before the usage key (see markRawJson).
     markRawJson(chunk, { text, usageAt, id: chunk.id, created: chunk.created, model: this.model, content, finish });
     const delta = content === undefined ? {} : { content };

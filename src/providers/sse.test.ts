@@ -38,6 +38,29 @@ describe('SSE decoding', () => {
     expect(events).toEqual([{ event: undefined, data: 'héllo 👋' }]);
   });
 
+  it('drops the byte order mark at the start of the stream, split across reads too, and keeps one later on', async () => {
+    const bytes = new TextEncoder().encode('\ufeffdata: a\n\ndata: \ufeffb\n\n');
+    async function* reads() {
+      yield bytes.slice(0, 1);
+      yield bytes.slice(1, 5);
+      yield bytes.slice(5);
+    }
+    const events = [];
+    for await (const batch of decodeSse(reads())) events.push(...batch.map((event) => event.data));
+    expect(events).toEqual(['a', '\ufeffb']);
+  });
+
+  it('reads invalid UTF-8 as TextDecoder does (U+FFFD), also when it ends the stream', async () => {
+    const bytes = Uint8Array.from([...new TextEncoder().encode('data: a'), 0xff, 0xc3, 0x28, ...new TextEncoder().encode('\n\ndata: z'), 0xe2, 0x82]);
+    async function* reads() {
+      for (let i = 0; i < bytes.length; i += 2) yield bytes.slice(i, i + 2);
+    }
+    const events = [];
+    for await (const batch of decodeSse(reads())) events.push(...batch.map((event) => event.data));
+    expect(events).toEqual(parseSseText(new TextDecoder().decode(bytes)).map((event) => event.data));
+    expect(events).toEqual(['a\ufffd\ufffd(', 'z\ufffd']);
+  });
+
   it('passes the events one read completed on as one batch', async () => {
     async function* reads() {
       yield new TextEncoder().encode('data: a\n\ndata: b\n\ndata: c');
