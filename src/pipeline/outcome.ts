@@ -89,6 +89,15 @@ export function generatedText(outcome: Outcome): string {
 /** Answered from a cache (exact or semantic): no upstream tokens were bought. */
 export const answeredFromCache = (outcome: Outcome) => outcome.cache === 'hit' || outcome.cache === 'semantic-hit';
 
+/**
+ * Every field there from the start, the optional ones undefined: the steps set them in orders of
+ * their own (a stream, a whole answer, an error, a cache hit), and an outcome that grew its fields
+ * in another order had another hidden class, so every site reading one met several.
+ */
 export function createOutcome(): Outcome {
-  return { status: 0, cache: 'off', attempts: [], text: '', streamed: false, aborted: false, finished: false, durationMs: 0 };
+  return {
+    status: 0, error: undefined, cache: 'off', cacheSimilarity: undefined, attempts: [], served: undefined, usage: undefined,
+    text: '', response: undefined, assembly: undefined, responseText: undefined, streamed: false, aborted: false,
+    finished: false, finishReason: undefined, ttfbMs: undefined, durationMs: 0, hedge: undefined, guardrails: undefined,
+  };
 }

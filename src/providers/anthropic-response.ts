@@ -2,6 +2,7 @@
  * Messages API answers → chat completions and chunks (vendor_b): the whole message, and the
  * stream's message_start / content_block_* / message_delta / message_stop events.
  */
+import { TranslatorOf } from './stream-translator.ts';
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from './openai-types.ts';
 import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
@@ -158,19 +159,14 @@ export function createAnthropicTranslator(target: Target, options: { includeUsag
     }
   }
 
-  return {
-    get done() {
-      return done;
-    },
-    push(event: SseEvent): ChatChunk[] {
-      let parsed: StreamEvent;
-      try {
-        parsed = JSON.parse(event.data);
-      } catch {
-        throw badStreamFrame(event.data);
-      }
-      if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
-      return onEvent({ ...parsed, type: parsed.type ?? event.event ?? '' });
-    },
-  };
+  return new TranslatorOf((event: SseEvent): ChatChunk[] => {
+    let parsed: StreamEvent;
+    try {
+      parsed = JSON.parse(event.data);
+    } catch {
+      throw badStreamFrame(event.data);
+    }
+    if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
+    return onEvent({ ...parsed, type: parsed.type ?? event.event ?? '' });
+  }, () => done);
 }

@@ -2,6 +2,7 @@
  * generateContent answers → chat completions and chunks (vendor_c). A stream is a series of
  * whole GenerateContentResponse objects with no end marker: a finishReason ends it.
  */
+import { TranslatorOf } from './stream-translator.ts';
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from './openai-types.ts';
 import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
@@ -121,24 +122,19 @@ export function createGeminiTranslator(target: Target, options: { includeUsage: 
     return out;
   }
 
-  return {
-    get done() {
-      return done;
-    },
-    push(event: SseEvent): ChatChunk[] {
-      if (done) return [];
-      let parsed: GenerateContentResponse;
-      try {
-        parsed = JSON.parse(event.data);
-      } catch {
-        throw badStreamFrame(event.data);
-      }
-      if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
-      const out = onResponse(parsed);
-      // A generateContent client gets the event itself (native.ts): on its first chunk, which
-      // always has a choice (the usage chunk, which observers may drop, comes last).
-      if (out.length) attachNativeAnswer(out[0]!, parsed, 'vendor_c');
-      return out;
-    },
-  };
+  return new TranslatorOf((event: SseEvent): ChatChunk[] => {
+    if (done) return [];
+    let parsed: GenerateContentResponse;
+    try {
+      parsed = JSON.parse(event.data);
+    } catch {
+      throw badStreamFrame(event.data);
+    }
+    if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
+    const out = onResponse(parsed);
+    // A generateContent client gets the event itself (native.ts): on its first chunk, which
+    // always has a choice (the usage chunk, which observers may drop, comes last).
+    if (out.length) attachNativeAnswer(out[0]!, parsed, 'vendor_c');
+    return out;
+  }, () => done);
 }

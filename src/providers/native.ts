@@ -12,6 +12,7 @@
  * or sent upstream. The request's mark is not enumerable, so a copy of the request (a resume's
  * continuation, which adds a prefix the native body does not have) is translated, not native.
  */
+import { TranslatorOf } from './stream-translator.ts';
 import type { GatewayError } from '../kernel/errors.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 import type { SseEvent } from './types.ts';
@@ -80,20 +81,15 @@ export const nativeEventsOf = (chunk: ChatChunk): SseEvent[] | undefined => (chu
  */
 export function keepNativeEvents<T extends { push(event: SseEvent): ChatChunk[]; readonly done: boolean }>(translator: T) {
   let pending: SseEvent[] = [];
-  return {
-    get done() {
-      return translator.done;
-    },
-    push(event: SseEvent): ChatChunk[] {
-      pending.push(event);
-      const chunks = translator.push(event);
-      for (const [i, chunk] of chunks.entries()) {
-        (chunk as { [kNativeEvents]?: SseEvent[] })[kNativeEvents] = i === 0 ? pending : [];
-      }
-      if (chunks.length) pending = [];
-      return chunks;
-    },
-  };
+  return new TranslatorOf((event: SseEvent): ChatChunk[] => {
+    pending.push(event);
+    const chunks = translator.push(event);
+    for (const [i, chunk] of chunks.entries()) {
+      (chunk as { [kNativeEvents]?: SseEvent[] })[kNativeEvents] = i === 0 ? pending : [];
+    }
+    if (chunks.length) pending = [];
+    return chunks;
+  }, () => translator.done);
 }
 
 /** An upstream error answer of the native format, to pass through unchanged. */

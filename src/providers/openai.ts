@@ -2,6 +2,7 @@
  * The `compat` adapter: the OpenAI chat-completions wire format, which is also our internal
  * shape, so translation is mostly renaming the model and stripping gateway-only fields.
  */
+import { TranslatorOf } from './stream-translator.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from './openai-types.ts';
 import type { ProviderAdapter, SseEvent, StreamTranslator, Target, UpstreamErrorInfo, UpstreamRequest } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
@@ -56,46 +57,41 @@ export function createOpenAITranslator(target: Target): StreamTranslator {
   /** Reads the stream's common events as text (openai-raw-chunks.ts), once learned from a parsed one. */
   let reader: RawChunkReader | null = null;
   let learning = 2;
-  return {
-    get done() {
-      return done;
-    },
-    push(event: SseEvent): ChatChunk[] {
-      if (event.data === '[DONE]') {
-        done = true;
-        return [];
-      }
-      const read = reader?.read(event.data);
-      if (read) return [read];
-      let chunk: ChatChunk & { error?: { message?: string; type?: string; code?: string | null; param?: string | null } };
-      try {
-        chunk = JSON.parse(event.data);
-      } catch {
-        return []; // a keep-alive or a non-JSON comment line some proxies send
-      }
-      if (chunk.error) {
-        const info: UpstreamErrorInfo = {
-          status: 502,
-          message: chunk.error.message ?? 'The upstream reported an error mid-stream.',
-          type: chunk.error.type ?? 'upstream_error',
-          code: chunk.error.code ?? null,
-          param: chunk.error.param ?? null,
-        };
-        throw new UpstreamStreamError(info.message, info);
-      }
-      if (!Array.isArray(chunk.choices)) return [];
-      // Azure sends a leading chunk with prompt_filter_results and no choices: nothing to relay.
-      if (chunk.choices.length === 0 && !chunk.usage) return [];
-      // The first events with choices teach the reader the frame (an upstream whose frame is not
-      // written the way JSON.stringify writes it is given up on after two).
-      if (reader === null && learning > 0) {
-        learning--;
-        reader = RawChunkReader.learn(chunk, event.data, target.requestedAs);
-      }
-      chunk.model = target.requestedAs;
-      return [chunk];
-    },
-  };
+  return new TranslatorOf((event: SseEvent): ChatChunk[] => {
+    if (event.data === '[DONE]') {
+      done = true;
+      return [];
+    }
+    const read = reader?.read(event.data);
+    if (read) return [read];
+    let chunk: ChatChunk & { error?: { message?: string; type?: string; code?: string | null; param?: string | null } };
+    try {
+      chunk = JSON.parse(event.data);
+    } catch {
+      return []; // a keep-alive or a non-JSON comment line some proxies send
+    }
+    if (chunk.error) {
+      const info: UpstreamErrorInfo = {
+        status: 502,
+        message: chunk.error.message ?? 'The upstream reported an error mid-stream.',
+        type: chunk.error.type ?? 'upstream_error',
+        code: chunk.error.code ?? null,
+        param: chunk.error.param ?? null,
+      };
+      throw new UpstreamStreamError(info.message, info);
+    }
+    if (!Array.isArray(chunk.choices)) return [];
+    // Azure sends a leading chunk with prompt_filter_results and no choices: nothing to relay.
+    if (chunk.choices.length === 0 && !chunk.usage) return [];
+    // The first events with choices teach the reader the frame (an upstream whose frame is not
+    // written the way JSON.stringify writes it is given up on after two).
+    if (reader === null && learning > 0) {
+      learning--;
+      reader = RawChunkReader.learn(chunk, event.data, target.requestedAs);
+    }
+    chunk.model = target.requestedAs;
+    return [chunk];
+  }, () => done);
 }
 
 const ERROR_TYPES: Record<number, string> = {

@@ -10,6 +10,7 @@
  * request; the rest of a stream is a module-level generator, not one declared per call; and the
  * per-attempt copies (timeouts.ts, the request body) use Object.assign, not a spread.
  */
+import { TranslatorOf } from '../providers/stream-translator.ts';
 import { EventEmitter } from 'node:events';
 import type { ClientSignal } from '../http/client-signal.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../providers/openai-types.ts';
@@ -310,18 +311,13 @@ export async function openStream(input: AttemptInput): Promise<OpenStream> {
  */
 function tracingFirstEvent(translator: StreamTranslator, trace: AttemptTrace): StreamTranslator {
   let first = true;
-  return {
-    get done() {
-      return translator.done;
-    },
-    push(event) {
-      if (first) {
-        first = false;
-        trace.firstEvent(event.data);
-      }
-      return translator.push(event);
-    },
-  };
+  return new TranslatorOf((event) => {
+    if (first) {
+      first = false;
+      trace.firstEvent(event.data);
+    }
+    return translator.push(event);
+  }, () => translator.done);
 }
 
 /** The chunks after the head (a module-level generator: see the note at the top). */
