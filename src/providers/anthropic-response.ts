@@ -6,7 +6,7 @@ import { TranslatorOf } from './stream-translator.ts';
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from './openai-types.ts';
 import type { SseEvent, StreamTranslator, Target } from './types.ts';
 import { UpstreamStreamError } from './types.ts';
-import { ChunkFactory, badResponse, badStreamFrame, completionOf, makeUsage, toJsonArguments } from './shared.ts';
+import { ChunkFactory, badResponse, parseEventObject, completionOf, makeUsage, toJsonArguments } from './shared.ts';
 import { anthropicErrorInfo } from './anthropic-error.ts';
 import { own } from '../kernel/own.ts';
 
@@ -160,13 +160,7 @@ export function createAnthropicTranslator(target: Target, options: { includeUsag
   }
 
   return new TranslatorOf((event: SseEvent): ChatChunk[] => {
-    let parsed: StreamEvent;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      throw badStreamFrame(event.data);
-    }
-    if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
+    const parsed = parseEventObject<StreamEvent>(event.data);
     return onEvent({ ...parsed, type: parsed.type ?? event.event ?? '' });
   }, () => done);
 }

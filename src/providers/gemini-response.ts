@@ -9,7 +9,7 @@ import { UpstreamStreamError } from './types.ts';
 import { geminiErrorInfo } from './gemini-error.ts';
 import { SIGNATURE_MARK } from './gemini-request.ts';
 import { attachNativeAnswer } from './native.ts';
-import { ChunkFactory, badResponse, badStreamFrame, completionOf, makeUsage, newToolCallId, toJsonArguments } from './shared.ts';
+import { ChunkFactory, badResponse, parseEventObject, completionOf, makeUsage, newToolCallId, toJsonArguments } from './shared.ts';
 
 interface GeminiPart {
   text?: string;
@@ -124,13 +124,7 @@ export function createGeminiTranslator(target: Target, options: { includeUsage: 
 
   return new TranslatorOf((event: SseEvent): ChatChunk[] => {
     if (done) return [];
-    let parsed: GenerateContentResponse;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      throw badStreamFrame(event.data);
-    }
-    if (!parsed || typeof parsed !== 'object') throw badStreamFrame(event.data);
+    const parsed = parseEventObject<GenerateContentResponse>(event.data);
     const out = onResponse(parsed);
     // A generateContent client gets the event itself (native.ts): on its first chunk, which
     // always has a choice (the usage chunk, which observers may drop, comes last).

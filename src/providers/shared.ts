@@ -176,3 +176,15 @@ export function badResponse(what: string): UpstreamStreamError {
   };
   return new UpstreamStreamError(info.message, info);
 }
+
+/** A stream event's JSON object; a frame that is not one ends the stream (badStreamFrame). */
+export function parseEventObject<T extends object>(data: string): T {
+  let parsed: T;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw badStreamFrame(data);
+  }
+  if (!parsed || typeof parsed !== 'object') throw badStreamFrame(data);
+  return parsed;
+}
