@@ -109,9 +109,9 @@ export function callLogCountsPostgres(): string {
 /**
  * Migration 10's SQL (SQLite): the insert trigger counts only rows whose writer did not count them
  * itself. This release inserts with `counted = 1` and adds a batch's matches per bucket and
- * combination in one upsert each (sqlite.ts): a row trigger's two upserts were ~6 of a row's
- * ~35 µs in the log worker (bench/README.md, issue 37). The previous release names no `counted`
- * column, so its rows (NULL) are still counted here.
+ * combination in one upsert each (sqlite.ts), where the row trigger upserted twice per row:
+ * 26.3 → 25.2 µs of CPU per bench-like row (bench/README.md, issue 37). The previous release names
+ * no `counted` column, so its rows (NULL) are still counted here.
  */
 export function countedByWriterSqlite(): string {
   return `
