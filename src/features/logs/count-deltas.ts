@@ -14,7 +14,7 @@ export interface CountDelta {
 }
 
 /** The key columns' values of a row, in COUNT_KEY_COLUMNS order, NULLs as '' (as the trigger stores them). */
-export function countKey(r: LogRecord): string[] {
+function countKey(r: LogRecord): string[] {
   return [r.api_key_id, r.account_id, r.model, r.status, r.provider_id ?? '', r.endpoint, r.error_code ?? ''];
 }
 

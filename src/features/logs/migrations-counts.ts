@@ -123,7 +123,5 @@ export function countedByWriterSqlite(): string {
     `;
 }
 
-/** The key columns of call_log_counts_hour and _day after bucket_ms, in order (NULLs stored as ''). */
-export const COUNT_KEY_COLUMNS: readonly string[] = KEY_COLUMNS;
-/** The count tables' units and their bucket sizes in ms. */
-export const COUNT_UNITS = UNITS;
+/** The count tables' key columns after bucket_ms, in order (NULLs stored as ''), and their units with bucket sizes in ms. */
+export { KEY_COLUMNS as COUNT_KEY_COLUMNS, UNITS as COUNT_UNITS };
