@@ -73,36 +73,40 @@ async function summarise(file: string): Promise<void> {
   let current: { tid: string; frames: string[] } | undefined;
   for await (const line of createInterface({ input: script.stdout })) {
     if (!line.trim()) continue;
-    if (!/^\s/.test(line)) {
+    if (/^\s*\d+\s*$/.test(line)) {
+      // a sample's header: perf pads the thread id to five columns
       current = { tid: line.trim().split(/\s+/)[0]!, frames: [] };
       samples.push(current);
     } else {
       current?.frames.push(line.trim().replace(/^\S+\s+/, '').replace(/\+0x[0-9a-f]+$/, ''));
     }
   }
-  const byThread = count(samples.map((s) => s.tid));
-  const main = [...byThread].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const onMain = samples.filter((s) => s.tid === main);
+  const byThread = [...count(samples.map((s) => s.tid))].sort((a, b) => b[1] - a[1]);
   const js = (frame: string) => frame.startsWith('JS:');
   const name = (frame: string) => frame.replace(/^JS:[*^~+]?/, '').replace('file://' + ROOT, '');
-  const nearest = count(onMain.map(({ frames }) => {
-    const at = frames.findIndex(js);
-    const syscall = frames.slice(0, at < 0 ? frames.length : at + 1).some((f) => f.includes('do_syscall') || f.includes('entry_SYSCALL'));
-    if (at < 0) return syscall ? '[kernel, from native code]' : `(native) ${frames[0] ?? '?'}`;
-    return `${syscall ? '[system call] ' : ''}${name(frames[at]!)}`;
-  }));
-  const runtime = count(onMain.flatMap(({ frames }) => {
-    const at = frames.findIndex(js);
-    const call = at < 0 ? undefined : frames.slice(0, at).find((f) => /(Runtime_|Builtin_)/.test(f));
-    return call ? [`${call.replace('v8::internal::', '')}  <  ${name(frames[at]!)}`] : [];
-  }));
-  const print = (title: string, counts: Map<string, number>) => {
-    console.log(`\n${title}`);
-    for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((100 * n) / onMain.length).toFixed(2).padStart(6)}%  ${key}`);
-  };
-  console.log(`\nmain thread: ${onMain.length} of ${samples.length} samples`);
-  print('main thread by nearest JavaScript frame', nearest);
-  print("main thread's calls into V8's runtime, by the frame that made them", runtime);
+  // the busiest thread is the main one; the next is the log worker (or a compiler thread)
+  for (const [rank, [tid]] of byThread.slice(0, 2).entries()) {
+    const thread = rank === 0 ? 'main thread' : 'busiest other thread';
+    const onThread = samples.filter((s) => s.tid === tid);
+    const nearest = count(onThread.map(({ frames }) => {
+      const at = frames.findIndex(js);
+      const syscall = frames.slice(0, at < 0 ? frames.length : at + 1).some((f) => f.includes('do_syscall') || f.includes('entry_SYSCALL'));
+      if (at < 0) return syscall ? '[kernel, from native code]' : `(native) ${frames[0] ?? '?'}`;
+      return `${syscall ? '[system call] ' : ''}${name(frames[at]!)}`;
+    }));
+    const runtime = count(onThread.flatMap(({ frames }) => {
+      const at = frames.findIndex(js);
+      const call = at < 0 ? undefined : frames.slice(0, at).find((f) => /(Runtime_|Builtin_)/.test(f));
+      return call ? [`${call.replace('v8::internal::', '')}  <  ${name(frames[at]!)}`] : [];
+    }));
+    const print = (title: string, counts: Map<string, number>) => {
+      console.log(`\n${title}`);
+      for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((100 * n) / onThread.length).toFixed(2).padStart(6)}%  ${key}`);
+    };
+    console.log(`\n${thread}: ${onThread.length} of ${samples.length} samples`);
+    print(`${thread} by nearest JavaScript frame`, nearest);
+    print(`${thread}'s calls into V8's runtime, by the frame that made them`, runtime);
+  }
 }
 
 function count(keys: string[]): Map<string, number> {
