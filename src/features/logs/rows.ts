@@ -181,7 +181,12 @@ function str(v: unknown): string {
   return v == null ? '' : String(v);
 }
 
+/** A decimal as fromScaled writes it at 12 places: no leading or trailing zeros, no "-0". */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d{0,11}[1-9])?$/;
+
 function decimal(v: unknown): string {
+  // Costs arrive written this way (the log step's costOf): nothing to parse again.
+  if (typeof v === 'string' && CANONICAL_DECIMAL.test(v) && v !== '-0') return v;
   try {
     return fromScaled(toScaled(v as string | number));
   } catch {

@@ -58,19 +58,26 @@ describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
 describe('sqlite log store setup', () => {
   it('writes a batch with its statement journal in memory, then leaves temp files for the reads again', async () => {
     const dir = tempDir();
-    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    // better-sqlite3's Statement class, from any statement.
+    const probe = new Database(':memory:');
+    const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown; source: string };
+    probe.close();
+    const realRun = statement.run;
+    const ran: string[] = [];
+    const run = vi.spyOn(statement, 'run').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.startsWith('PRAGMA temp_store')) ran.push(this.source);
+      // A batch that fails (the disk, say) still puts the setting back.
+      if (args.flat().includes('req_journal_3')) throw new Error('disk I/O error');
+      return realRun.apply(this, args);
+    });
     try {
       const store = createSqliteLogStore({ dataDir: dir });
       await store.migrate();
-      pragma.mockClear();
       await store.insertBatch([makeRecord({ id: 'req_journal_1' }), makeRecord({ id: 'req_journal_2' })]);
-      // A batch that fails (the disk, say) still puts the setting back.
-      vi.spyOn(Database.prototype, 'transaction').mockImplementationOnce((() => () => {
-        throw new Error('disk I/O error');
-      }) as never);
       await expect(store.insertBatch([makeRecord({ id: 'req_journal_3' })])).rejects.toThrow('disk I/O error');
-      const tempStore = pragma.mock.calls.map(([source]) => source).filter((source) => source.startsWith('temp_store'));
-      expect(tempStore).toEqual(['temp_store = MEMORY', 'temp_store = DEFAULT', 'temp_store = MEMORY', 'temp_store = DEFAULT']);
+      const settings = ['PRAGMA temp_store = MEMORY', 'PRAGMA temp_store = DEFAULT'];
+      expect(ran).toEqual([...settings, ...settings]);
+      expect(run).toHaveBeenCalled();
       expect((await store.list({}, 1, 10)).total).toBe(2);
       await store.close();
     } finally {

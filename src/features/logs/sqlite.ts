@@ -92,31 +92,19 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     async insertBatch(records) {
       if (records.length === 0) return;
       const s = ready();
-      withJournalInMemory(db, () =>
-        db.transaction((batch: LogRecord[]) => {
-          const deltas = new Map<string, RollupDelta>();
-          const counts = countDeltas();
-          for (const raw of batch) {
-            const r = normalizeRecord(raw);
-            const inNano = toNano(r.input_cost);
-            const outNano = toNano(r.output_cost);
-            const info = s.insert.run(rowValues(r, inNano, outNano));
-            // Ignored duplicate: the ledger already holds this request; do not count it twice.
-            if (info.changes === 0) continue;
-            s.insertBodies.run(bodyValues(r));
-            addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
-            counts.add(r);
-          }
-          for (const d of counts.deltas()) s.addCounts[d.unit].run(...d.key, d.n);
-          for (const d of deltas.values()) {
-            s.upsertRollup.run(
-              d.bucket_ms, d.account_id, d.api_key_id, d.model, d.request_count, d.prompt_tokens,
-              d.completion_tokens, d.prompt_tokens + d.completion_tokens, d.latency_sum,
-              d.input_cost_nano, d.output_cost_nano,
-            );
-          }
-        })(records),
-      );
+      // The count triggers make every INSERT keep a statement journal, which outgrows its 64 KiB
+      // in memory with a batch's dirty pages and spills to a temp file: a pwrite per page
+      // (log-insert.ts: system time per row halved, bench/README.md, issue 37). So a batch runs
+      // with temp files in memory; reads keep them on disk, so that a large sort (a migration's
+      // CREATE INDEX, a GROUP BY) can still spill. Inside a caller's transaction SQLite refuses
+      // the change, and the caller's setting stays.
+      const toggle = !db.inTransaction;
+      if (toggle) s.tempInMemory.run();
+      try {
+        s.insertAll(records);
+      } finally {
+        if (toggle) s.tempOnDisk.run();
+      }
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
@@ -190,6 +178,42 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 }
 
 function prepare(db: Database.Database) {
+  const statements = prepareStatements(db);
+  return {
+    ...statements,
+    // Made once: better-sqlite3 builds a transaction's wrapper functions anew on each call of db.transaction.
+    insertAll: db.transaction((batch: LogRecord[]) => insertRows(statements, batch)),
+    tempInMemory: db.prepare('PRAGMA temp_store = MEMORY'),
+    tempOnDisk: db.prepare('PRAGMA temp_store = DEFAULT'),
+  };
+}
+
+/** A batch's rows, their side rows, list counts and rollup, inside the caller's transaction. */
+function insertRows(s: ReturnType<typeof prepareStatements>, batch: LogRecord[]): void {
+  const deltas = new Map<string, RollupDelta>();
+  const counts = countDeltas();
+  for (const raw of batch) {
+    const r = normalizeRecord(raw);
+    const inNano = toNano(r.input_cost);
+    const outNano = toNano(r.output_cost);
+    const info = s.insert.run(rowValues(r, inNano, outNano));
+    // Ignored duplicate: the ledger already holds this request; do not count it twice.
+    if (info.changes === 0) continue;
+    s.insertBodies.run(bodyValues(r));
+    addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
+    counts.add(r);
+  }
+  for (const d of counts.deltas()) s.addCounts[d.unit].run(...d.key, d.n);
+  for (const d of deltas.values()) {
+    s.upsertRollup.run(
+      d.bucket_ms, d.account_id, d.api_key_id, d.model, d.request_count, d.prompt_tokens,
+      d.completion_tokens, d.prompt_tokens + d.completion_tokens, d.latency_sum,
+      d.input_cost_nano, d.output_cost_nano,
+    );
+  }
+}
+
+function prepareStatements(db: Database.Database) {
   const cols = [...INLINE_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
   // rowValues and bodyValues spell the columns out: a column added to LOG_COLUMNS alone must not shift them.
   const empty = normalizeRecord({} as LogRecord);
@@ -246,31 +270,14 @@ function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
 }
 
 /** A normalized record's side row (bodies.ts): its id, then `BODY_COLUMNS` in order. */
-/**
- * Runs a write with SQLite's temporary files in memory. The count triggers make every INSERT keep
- * a statement journal, which outgrows its 64 KiB in memory with a batch's dirty pages and spills
- * to a temp file: a pwrite per page (log-insert.ts: system time per row halved, CPU -3 to -20 %,
- * bench/README.md, issue 37). Only for the write: reads keep temp files, so that a large sort (a
- * migration's CREATE INDEX, a GROUP BY) can still spill to disk. Inside a caller's transaction
- * SQLite refuses the change, and the caller's setting stays.
- */
-function withJournalInMemory(db: Database.Database, write: () => void): void {
-  const toggle = !db.inTransaction;
-  if (toggle) db.pragma('temp_store = MEMORY');
-  try {
-    write();
-  } finally {
-    if (toggle) db.pragma('temp_store = DEFAULT');
-  }
-}
-
 function bodyValues(r: LogRecord): unknown[] {
   return [r.id, r.request, r.response, JSON.stringify(r.attempts), r.error_message, r.guardrails ? JSON.stringify(r.guardrails) : null];
 }
 
 function addDelta(deltas: Map<string, RollupDelta>, r: LogRecord, inNano: bigint, outNano: bigint): void {
   const bucket = bucketOf(r.created_at);
-  const key = JSON.stringify([bucket, r.account_id, r.api_key_id, r.model]);
+  // NUL cannot occur inside them (storableText replaces it), so the joined key is unambiguous.
+  const key = `${bucket}\0${r.account_id}\0${r.api_key_id}\0${r.model}`;
   let d = deltas.get(key);
   if (!d) {
     d = {
