@@ -6,13 +6,18 @@
  * one from the first request on. Builds are started in turn, several times each (a fresh process
  * per start), and the p99 of each second is the median over the starts.
  *
- *   npx tsx bench/cold-start.ts [--rate 1000] [--seconds 6] [--starts 4] name=entry ... (default now=dist/main.mjs)
+ *   npx tsx bench/cold-start.ts [--rate 1000] [--seconds 6] [--starts 4] [--deopts] name=entry ... (default now=dist/main.mjs)
  *
  * To see where a slow second comes from: COLD_THREADS=1 prints the CPU of every other thread of
  * the process in each second (V8's compiler and GC helpers, the log worker), COLD_SLOW=<ms> each
  * request slower than that with the moment it was sent, BENCH_CHILD_LOG=<dir> keeps what the
  * gateway prints (with `name=dist/main.mjs@--trace-opt --trace-deopt`, what V8 compiled when).
+ *
+ * --deopts runs each gateway with `--trace-deopt` and counts the functions V8 throws back out of
+ * optimized code after readiness: what the start rehearsal taught V8 that real calls then
+ * contradict (bench/README.md, issue 37, seventh session). A count, so steadier than the p99.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,7 +32,12 @@ import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rate: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '6' }, starts: { type: 'string', default: '4' } },
+  options: {
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '6' },
+    starts: { type: 'string', default: '4' },
+    deopts: { type: 'boolean', default: false },
+  },
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
@@ -113,7 +123,28 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const p = (samples: number[], q: number) => quantile(Float64Array.from(samples).sort(), q);
 
 const mock = await startMock();
-const results = new Map<string, { p99: number[][]; cpu: number[][]; max: number[]; first: number[]; failures: number }>();
+/** Counts the `--trace-deopt` lines a child writes from now on, by function; the returned stop ends it. */
+function countDeopts(proc: ChildProcess): () => Map<string, number> {
+  const byFunction = new Map<string, number>();
+  let carry = '';
+  const read = (data: Buffer) => {
+    const lines = (carry + data.toString('utf8')).split('\n');
+    carry = lines.pop()!;
+    for (const line of lines) {
+      const fn = /^\[bailout \(kind: [^)]*\): begin\. deoptimizing \S+ <JSFunction (\S*)/.exec(line)?.[1];
+      if (fn === undefined) continue;
+      const name = fn.startsWith('(') ? '(anonymous)' : fn; // V8 writes `(sfi = 0x…)` for those
+      byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
+    }
+  };
+  proc.stdout?.on('data', read);
+  return () => {
+    proc.stdout?.off('data', read);
+    return byFunction;
+  };
+}
+
+const results = new Map<string, { p99: number[][]; cpu: number[][]; max: number[]; first: number[]; failures: number; deopts: Array<Map<string, number>> }>();
 try {
   for (let round = 0; round < starts; round++) {
     for (const spec of specs) {
@@ -122,18 +153,21 @@ try {
       const child =
         entry === 'floor'
           ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
-          : await startBenchGateway({ name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs, env });
+          : await startBenchGateway({ name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs: values.deopts ? [...nodeArgs, '--trace-deopt'] : nodeArgs, env });
       const t = entry === 'floor' ? target(name, `${child.url}/v1/chat/completions`, { authorization: UPSTREAM_AUTH }) : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
       await warmHarness(mock.port);
+      const stopCounting = values.deopts ? countDeopts(child.proc) : undefined;
       const run = await coldRun(t, child.proc.pid);
+      const deopts = stopCounting?.();
       await child.stop();
       await rm(dataDir, { recursive: true, force: true });
-      const entryResult = results.get(name) ?? { p99: Array.from({ length: seconds }, () => []), cpu: Array.from({ length: seconds }, () => []), max: [], first: [], failures: 0 };
+      const entryResult = results.get(name) ?? { p99: Array.from({ length: seconds }, () => []), cpu: Array.from({ length: seconds }, () => []), max: [], first: [], failures: 0, deopts: [] };
       run.bySecond.forEach((samples, i) => entryResult.p99[i]!.push(p(samples, 0.99)));
       run.cpuBySecond.forEach((ms, i) => entryResult.cpu[i]!.push(ms));
       entryResult.max.push(p(run.bySecond[0]!, 1));
       entryResult.first.push(run.bySecond[0]![0] ?? NaN);
       entryResult.failures += run.failures;
+      if (deopts) entryResult.deopts.push(deopts);
       results.set(name, entryResult);
       console.error(`start ${round + 1}/${starts} ${name}: p99 by second ${run.bySecond.map((s) => p(s, 0.99).toFixed(1)).join(' ')} ms`);
     }
@@ -151,4 +185,11 @@ for (const [name, r] of results) {
       `first answer ${median(r.first).toFixed(1)}; first/warm ×${(bySecond[0]! / warm).toFixed(1)}${r.failures ? `; ${r.failures} failed` : ''}`,
   );
   console.log(`  ${''.padEnd(12)} CPU ${r.cpu.map(median).map((v) => v.toFixed(0)).join(' | ')}`);
+  if (r.deopts.length) {
+    const totals = r.deopts.map((byFunction) => [...byFunction.values()].reduce((a, b) => a + b, 0));
+    const merged = new Map<string, number>();
+    for (const byFunction of r.deopts) for (const [fn, n] of byFunction) merged.set(fn, (merged.get(fn) ?? 0) + n);
+    const most = [...merged].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([fn, n]) => `${fn} ${n}`);
+    console.log(`  ${''.padEnd(12)} deopts after readiness: median ${median(totals)} (${totals.join(', ')}); over all starts: ${most.join(', ')}`);
+  }
 }
