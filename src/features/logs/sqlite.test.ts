@@ -58,16 +58,20 @@ describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
 describe('sqlite log store setup', () => {
   it('writes a batch with its statement journal in memory, then leaves temp files for the reads again', async () => {
     const dir = tempDir();
-    // better-sqlite3's Statement class, from any statement.
+    // better-sqlite3's Statement class, from any statement: its run() is where each row is written.
     const probe = new Database(':memory:');
-    const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown; source: string };
+    const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown };
     probe.close();
     const realRun = statement.run;
-    const ran: string[] = [];
-    const run = vi.spyOn(statement, 'run').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
-      if (this.source.startsWith('PRAGMA temp_store')) ran.push(this.source);
-      // A batch that fails (the disk, say) still puts the setting back.
-      if (args.flat().includes('req_journal_3')) throw new Error('disk I/O error');
+    let database: Database.Database | undefined;
+    const tempStoreAtRow: number[] = [];
+    vi.spyOn(statement, 'run').mockImplementation(function (this: { source: string; database: Database.Database }, ...args: unknown[]) {
+      if (this.source.startsWith('INSERT INTO call_logs ')) {
+        database = this.database;
+        tempStoreAtRow.push(database.pragma('temp_store', { simple: true }) as number);
+        // A batch that fails (the disk, say) still puts the setting back.
+        if (args.flat().includes('req_journal_3')) throw new Error('disk I/O error');
+      }
       return realRun.apply(this, args);
     });
     try {
@@ -75,9 +79,10 @@ describe('sqlite log store setup', () => {
       await store.migrate();
       await store.insertBatch([makeRecord({ id: 'req_journal_1' }), makeRecord({ id: 'req_journal_2' })]);
       await expect(store.insertBatch([makeRecord({ id: 'req_journal_3' })])).rejects.toThrow('disk I/O error');
-      const settings = ['PRAGMA temp_store = MEMORY', 'PRAGMA temp_store = DEFAULT'];
-      expect(ran).toEqual([...settings, ...settings]);
-      expect(run).toHaveBeenCalled();
+      const MEMORY = 2;
+      const DEFAULT = 0;
+      expect(tempStoreAtRow).toEqual([MEMORY, MEMORY, MEMORY]);
+      expect(database!.pragma('temp_store', { simple: true })).toBe(DEFAULT);
       expect((await store.list({}, 1, 10)).total).toBe(2);
       await store.close();
     } finally {

@@ -98,12 +98,13 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
       // with temp files in memory; reads keep them on disk, so that a large sort (a migration's
       // CREATE INDEX, a GROUP BY) can still spill. Inside a caller's transaction SQLite refuses
       // the change, and the caller's setting stays.
+      // (exec, not a prepared statement: SQLite applies this pragma when it compiles it.)
       const toggle = !db.inTransaction;
-      if (toggle) s.tempInMemory.run();
+      if (toggle) db.exec('PRAGMA temp_store = MEMORY');
       try {
         s.insertAll(records);
       } finally {
-        if (toggle) s.tempOnDisk.run();
+        if (toggle) db.exec('PRAGMA temp_store = DEFAULT');
       }
     },
 
@@ -183,8 +184,6 @@ function prepare(db: Database.Database) {
     ...statements,
     // Made once: better-sqlite3 builds a transaction's wrapper functions anew on each call of db.transaction.
     insertAll: db.transaction((batch: LogRecord[]) => insertRows(statements, batch)),
-    tempInMemory: db.prepare('PRAGMA temp_store = MEMORY'),
-    tempOnDisk: db.prepare('PRAGMA temp_store = DEFAULT'),
   };
 }
 
