@@ -89,10 +89,10 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000)
  * A child listening on `port` of 127.0.0.1, once `readyPath` answers. A child that never does is
  * stopped before the error is passed on, so a failed start leaves no process behind.
  */
-export async function serving(child: Child, port: number, readyPath = '/'): Promise<Child & { url: string }> {
+export async function serving(child: Child, port: number, readyPath = '/', timeoutMs?: number): Promise<Child & { url: string }> {
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${url}${readyPath}`, child);
+    await waitForHttp(`${url}${readyPath}`, child, timeoutMs);
   } catch (error) {
     await child.stop();
     throw error;
