@@ -13,7 +13,7 @@ import type { Logger } from '../kernel/logger.ts';
 import { initTracing } from '../pipeline/tracing.ts';
 import type { Gateway, Generation } from '../pipeline/gateway.ts';
 import { buildPipeline } from '../pipeline/pipeline.ts';
-import type { Runtime } from '../pipeline/runtime.ts';
+import { runtimeOf } from '../pipeline/runtime.ts';
 import type { Services } from '../pipeline/services.ts';
 import type { Snapshot } from '../config/snapshot.ts';
 import { builtinPlugins } from '../plugins/index.ts';
@@ -122,7 +122,7 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
     const services: Services = { healthProbes: [] };
     /** The first snapshot while its pipeline is set up (plugins may read the config in `setup`). */
     let starting: Snapshot | undefined;
-    const runtime: Runtime = {
+    const runtime = runtimeOf({
       current: () => (config ? config.current().snapshot : starting!),
       lastReload: () => config!.lastReload(),
       store,
@@ -134,7 +134,7 @@ export async function createGateway(options: GatewayOptions): Promise<RunningGat
       dataDir: resolve(env.GATEWAY_DATA_DIR ?? './data'),
       baseUrl: '',
       services,
-    };
+    });
     // Read at each call (not a captured Date.now), so a test's fake clock reaches the plugins.
     const deps = { runtime, logger, now: () => Date.now() };
     config = await openConfig<Generation>({

@@ -19,22 +19,28 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { H3, type H3Event } from 'h3';
 import { serve } from 'srvx';
+import { openConfig } from '../config/holder.ts';
 import { loadConfigText } from '../config/load.ts';
 import { hashApiKey } from '../config/keys.ts';
-import { buildSnapshot } from '../config/snapshot.ts';
+import type { Snapshot } from '../config/snapshot.ts';
+import type { GatewayConfig } from '../config/types.ts';
 import { chatBody, handleInference } from '../features/inference/routes.ts';
-import { toLogRecord } from '../features/logs/billing.ts';
 import { createLogQueue } from '../features/logs/queue.ts';
+import { logServiceOf, type LogService } from '../features/logs/service.ts';
 import type { LogStore } from '../features/logs/types.ts';
 import { createMetrics } from '../features/metrics/service.ts';
 import { requestIp } from '../http/client-ip.ts';
 import { safe } from '../http/handle.ts';
 import type { Logger } from '../kernel/logger.ts';
-import type { Gateway } from '../pipeline/gateway.ts';
+import type { Gateway, Generation } from '../pipeline/gateway.ts';
 import { buildPipeline } from '../pipeline/pipeline.ts';
-import type { Runtime } from '../pipeline/runtime.ts';
+import { runtimeOf } from '../pipeline/runtime.ts';
+import type { Services } from '../pipeline/services.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { createMemoryStore } from '../store/memory.ts';
 import { startRehearsalUpstream } from './rehearsal-upstream.ts';
@@ -59,42 +65,77 @@ export function rehearsalCallsFrom(env: NodeJS.ProcessEnv): number {
   return calls;
 }
 
-function rehearsalConfigText(endpoint: string, key: string): string {
-  // JSON is YAML: the config loader reads it as it reads gateway.yaml (defaults, default pipeline).
-  return JSON.stringify({
+/**
+ * The rehearsal's config: one compat provider, model, group, account and key, the defaults for the
+ * rest, its keys at every depth in the order the real config has them (the order of a YAML file
+ * and of the defaults filled in after it): config objects of the same keys are then one shape to
+ * V8 in the rehearsal and in real calls. JSON is YAML: it is loaded as gateway.yaml is.
+ */
+function rehearsalConfigFile(endpoint: string, key: string, real: GatewayConfig): string {
+  // An account id no real one has: the real settings reader is asked for it (rehearsalServices).
+  const account = `rehearsal-${randomBytes(8).toString('hex')}`;
+  const own = loadConfigText(JSON.stringify({
     providers: [{ id: 'rehearsal', name: 'Rehearsal', type: 'compat', endpoint, api_key: 'rehearsal', models: ['rehearsal'] }],
     models: [{ id: 'rehearsal', name: 'Rehearsal', provider: 'rehearsal', context_length: 8192, input_price: 0.001, output_price: 0.002 }],
     groups: [{ id: 'rehearsal', name: 'Rehearsal', priority: 0, quota_limit: 0 }],
-    accounts: [{ id: 'rehearsal', email: 'rehearsal@localhost.invalid', name: 'Rehearsal', role: 'member', group: 'rehearsal' }],
-    keys: [{ id: 'rehearsal', name: 'Rehearsal', key_hash: hashApiKey(key), account: 'rehearsal' }],
+    accounts: [{ id: account, email: 'rehearsal@localhost.invalid', name: 'Rehearsal', role: 'member', group: 'rehearsal' }],
+    keys: [{ id: 'rehearsal', name: 'Rehearsal', key_hash: hashApiKey(key), account }],
     routing: { retries: 0 },
-  });
+  }), '(rehearsal)', {});
+  if (!own.ok) throw new Error(own.problems.map((p) => p.message).join('; '));
+  return JSON.stringify(orderedLike(own.config, real));
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `value` with the keys of each object in the order `like` has them (the keys `like` lacks last); a list's items like its first. */
+export function orderedLike(value: unknown, like: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => orderedLike(item, Array.isArray(like) ? like[0] : undefined));
+  if (!isRecord(value)) return value;
+  const model = isRecord(like) ? like : {};
+  const keys = [...Object.keys(model).filter((name) => name in value), ...Object.keys(value).filter((name) => !(name in model))];
+  return Object.fromEntries(keys.map((name) => [name, orderedLike(value[name], model[name])]));
 }
 
 /** Runs the rehearsal; resolves with the number of calls answered (never rejects). */
-export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger, calls: number): Promise<number> {
+export async function rehearse(gateway: Pick<Gateway, 'runtime' | 'writer'>, logger: Logger, calls: number): Promise<number> {
   if (calls <= 0) return 0;
   const closers: Array<() => unknown> = [];
   try {
     const upstream = await startRehearsalUpstream();
     closers.push(() => upstream.close());
     const key = `sk-rehearsal-${randomBytes(16).toString('hex')}`;
-    const loaded = loadConfigText(rehearsalConfigText(upstream.url, key), '(rehearsal)', {});
-    if (!loaded.ok) throw new Error(loaded.problems.map((p) => p.message).join('; '));
-    const snapshot = buildSnapshot(loaded.config, '(rehearsal)', 0);
+    // A config file of its own, opened as gateway.yaml is: its holder and generations are made by
+    // the same code as the real ones, so V8 sees the same shapes in both.
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-rehearsal-'));
+    closers.push(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'rehearsal.yaml');
+    await writeFile(file, rehearsalConfigFile(upstream.url, key, gateway.runtime.current().config));
     const store = createMemoryStore();
     closers.push(() => store.close());
     const discarded = discardingLogStore();
-    const queue = createLogQueue(discarded.store, { batchSize: snapshot.config.logs.batch_size, flushIntervalMs: snapshot.config.logs.flush_interval_ms, max: snapshot.config.logs.queue_max, logger });
-    closers.push(() => queue.close());
-    const services = { healthProbes: [], logs: { enqueue: (call) => queue.enqueue(toLogRecord(call)) }, metrics: createMetrics('rehearsal_') } satisfies Runtime['services'];
-    const runtime: Runtime = { ...gateway.runtime, store, services, current: () => snapshot };
-    const pipeline = await buildPipeline(snapshot.config.pipeline, { runtime, logger, now: () => Date.now() }, snapshot.file, builtinPlugins, { traced: false });
-    closers.push(() => pipeline.close());
-    const rehearsal = { runtime, config: { current: () => ({ snapshot, pipeline }) } };
+    let snapshot: Snapshot | undefined;
+    const logs = rehearsalLogService(discarded.store, gateway.runtime.current().config.logs, logger);
+    closers.push(() => logs.close());
+    const runtime = runtimeOf({ ...gateway.runtime, store, services: rehearsalServices(gateway.runtime.services, logs), current: () => snapshot! });
+    const deps = { runtime, logger, now: () => Date.now() };
+    const config = await openConfig<Generation>({
+      file,
+      env: {},
+      logger,
+      watch: false,
+      build: async (built) => {
+        snapshot = built;
+        return { snapshot: built, pipeline: await buildPipeline(built.config.pipeline, deps, built.file, builtinPlugins, { traced: false }) };
+      },
+      release: (generation) => generation.pipeline.close(),
+    });
+    closers.push(() => config.close());
+    const rehearsal: Gateway = { runtime, config, writer: gateway.writer };
+    const { server: serverConfig } = config.current().snapshot.config;
     // As src/server.ts mounts an inference route.
     const app = new H3();
-    app.post('/v1/chat/completions', safe(logger, (event: H3Event) => handleInference(rehearsal, event.req, requestIp(event.req, snapshot.config.server.trusted_proxies), 'chat', chatBody)));
+    app.post('/v1/chat/completions', safe(logger, (event: H3Event) => handleInference(rehearsal, event.req, requestIp(event.req, serverConfig.trusted_proxies), 'chat', chatBody)));
     const server = serve({
       fetch: app.fetch,
       port: 0,
@@ -106,7 +147,7 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
     await server.ready();
     const started = Date.now();
     const answered = await sendCalls(server.url!.replace(/\/$/, ''), key, calls);
-    await queue.flush();
+    await logs.queue.flush();
     logger.info('start rehearsal done', { calls: answered, logged: discarded.rows(), ms: Date.now() - started });
     return answered;
   } catch (error) {
@@ -115,6 +156,34 @@ export async function rehearse(gateway: Pick<Gateway, 'runtime'>, logger: Logger
   } finally {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   }
+}
+
+/**
+ * The real services in their order (the features', as boot merged them), those that would record
+ * the rehearsal swapped for its own: the call log, the metrics and the early refusals' counter.
+ * The others (the account settings reader) are only read, for an account no real one is.
+ */
+function rehearsalServices(real: Services, logs: LogService): Services {
+  const metrics = createMetrics('rehearsal_');
+  return Object.assign({ healthProbes: [] }, real, { healthProbes: [], logs, metrics, earlyRefusals: { count: () => {} } });
+}
+
+/**
+ * A log service made as the real one is (logServiceOf, its queue's options in the same order),
+ * around a store that keeps nothing; the queue sized as the real one.
+ */
+function rehearsalLogService(store: LogStore, config: GatewayConfig['logs'], logger: Logger): LogService {
+  const queue = createLogQueue(store, {
+    batchSize: config.batch_size,
+    flushIntervalMs: config.flush_interval_ms,
+    max: config.queue_max,
+    closeTimeoutMs: 1_000,
+    spill: async () => {},
+    logger,
+  });
+  const replay = { done: Promise.resolve(), stop: () => {}, refused: 0 };
+  const retention = { runOnce: async () => 0, stop: async () => {} };
+  return logServiceOf({ store, queue, retention, replay, redisSpill: undefined, queueMax: config.queue_max }, logger);
 }
 
 /** A call-log store that takes every batch and keeps nothing but the count of its rows. */
@@ -161,7 +230,10 @@ async function sendCalls(base: string, key: string, calls: number): Promise<numb
 }
 
 function call(agent: Agent, url: string, key: string, stream: boolean): Promise<number> {
-  const body = JSON.stringify({ model: 'rehearsal', messages: [{ role: 'user', content: 'Say hello.' }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+  // The bodies most clients send (OpenAI's SDKs pass the caller's fields as they are): a key that
+  // real calls leave out (`stream: false`) would give V8 a shape they never have.
+  const messages = [{ role: 'user', content: 'Say hello.' }];
+  const body = JSON.stringify(stream ? { model: 'rehearsal', messages, stream } : { model: 'rehearsal', messages });
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.on('data', () => {});

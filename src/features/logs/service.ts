@@ -115,6 +115,19 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
   const replay = replaySpills(store, spillDir, logger, { batchSize: config.batch_size });
   redisSpill?.replayInto(store);
   const retention = startRetention(store, () => runtime.current().config.logs.retention_days, logger, options.retentionIntervalMs);
+  return logServiceOf({ store, queue, retention, replay, redisSpill, queueMax: config.queue_max }, logger);
+}
+
+/** What a log service is made of: its store and the jobs started around it. */
+export type LogServiceParts = Pick<LogService, 'store' | 'queue' | 'retention' | 'replay' | 'redisSpill' | 'queueMax'>;
+
+/**
+ * The service around its parts. The start rehearsal (src/boot/rehearsal.ts) makes its own here,
+ * around a store that keeps nothing, so that the log step meets one shape and one `enqueue`
+ * whether it runs in the rehearsal or for real (bench/README.md, issue 37).
+ */
+export function logServiceOf(parts: LogServiceParts, logger: Logger): LogService {
+  const { store, queue, retention, replay, redisSpill } = parts;
   const listeners: Array<(record: LogRecord, call: CallRecord) => void> = [];
   let closing: Promise<void> | undefined;
 
@@ -124,7 +137,7 @@ export async function createLogService(options: LogServiceOptions): Promise<LogS
     retention,
     replay,
     redisSpill,
-    queueMax: config.queue_max,
+    queueMax: parts.queueMax,
     enqueue(call) {
       let record: LogRecord;
       try {
