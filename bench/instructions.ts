@@ -12,7 +12,8 @@
  * other threads (the call-log worker, V8's compiler and GC helpers). An instruction is not a
  * nanosecond (a cache miss or a system call costs more than its count), and V8 under valgrind
  * tiers up later than at full speed, so read a count beside `ab.ts`, not instead of it.
- * Start-up under valgrind takes a minute or two per build.
+ * Start-up under valgrind takes a minute or two per build, a build's run about five minutes.
+ * INSTRUCTIONS_THREADS=1 prints each thread's count as well.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -160,6 +161,7 @@ async function measure(spec: string, mockPort: number): Promise<{ total: number;
     const [main = 0, ...others] = await waitForDump(dir);
     const perRequest = (n: number) => n / counted;
     const otherSum = others.reduce((a, b) => a + b, 0);
+    if (process.env.INSTRUCTIONS_THREADS) console.error(`  ${spec}: by thread ${[main, ...others].map((n) => `${(perRequest(n) / 1000).toFixed(0)}k`).join(' ')}`);
     return { total: perRequest(main + otherSum), main: perRequest(main), others: perRequest(otherSum) };
   } finally {
     await child.stop();
