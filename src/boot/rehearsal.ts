@@ -93,7 +93,7 @@ export function orderedLike(value: unknown, like: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => orderedLike(item, Array.isArray(like) ? like[0] : undefined));
   if (!isRecord(value)) return value;
   const model = isRecord(like) ? like : {};
-  const keys = [...Object.keys(model).filter((name) => name in value), ...Object.keys(value).filter((name) => !(name in model))];
+  const keys = [...Object.keys(model).filter((name) => Object.hasOwn(value, name)), ...Object.keys(value).filter((name) => !Object.hasOwn(model, name))];
   return Object.fromEntries(keys.map((name) => [name, orderedLike(value[name], model[name])]));
 }
 
