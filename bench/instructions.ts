@@ -3,8 +3,9 @@
  * `valgrind --tool=callgrind` against the bench's mock, takes `--warm` requests, then callgrind's
  * counters are zeroed, `--requests` more are sent and the counters dumped. What a machine with a
  * busy neighbour or a hypervisor's steal time does to `ab.ts` (±25 % between rounds on the
- * slow machines of issue 37) does not move an instruction count, so a change of a few percent
- * shows here when no timed run can resolve it.
+ * slow machines of issue 37) does not move an instruction count. V8's compiler and GC threads
+ * still do their work when they do, so one build's count moves by 5-10 % between runs: compare
+ * builds in interleaved pairs, and repeat.
  *
  *   npx tsx bench/instructions.ts [--stream] [--warm 1500] [--requests 1000] [--rounds 1] name=entry[@node-flags][#VAR=value,...] ... [floor]
  *
