@@ -11,11 +11,17 @@
  * cores the first load needs): the h3 router and its error wrapper in front, the call-log record
  * and its queue, and the metrics behind.
  *
+ * Its objects are made by the code that makes the real ones (runtimeOf, logServiceOf, openConfig,
+ * the real services' order, the real config's key order, the bodies clients send): V8 keeps, per
+ * code site, every object shape it met, so shapes of the rehearsal's own would stay in every real
+ * request's path (bench/README.md, issue 37, eighth session).
+ *
  * Nothing of the rehearsal is seen or kept: it runs on a config of its own (one compat provider,
- * one model, one random key) and a copy of the runtime with its own memory store, a call-log queue
+ * one model, one random key and account) and a runtime with its own memory store, a call-log queue
  * whose store discards the rows, a metrics registry of its own that nothing scrapes, no usage
- * counters in the real store, untraced, on a port of its own that closes before the gateway's
- * opens. A rehearsal that fails only costs its warmth: the start goes on (a warning says why).
+ * counters in the real store (the real settings reader is only read, for its random account),
+ * untraced, on a port of its own that closes before the gateway's opens. A rehearsal that fails
+ * only costs its warmth: the start goes on (a warning says why).
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
