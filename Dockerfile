@@ -99,12 +99,15 @@ COPY --from=build /build/dist dist/
 COPY --from=build /build/image-gateway.yaml /etc/gateway/gateway.yaml
 # MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas (main, the SQLite log's worker, libuv's
 # pool) held ~3 MiB at idle and ~7 MiB under load beyond two (bench/README.md, issue 18).
+# MALLOC_MMAP_THRESHOLD_: as `npm start` sets it (package.json): large blocks freed after start-up
+# go back to the system instead of staying resident (~6 MiB at idle; bench/README.md, issue 37).
 ENV NODE_ENV=production \
     GATEWAY_CONFIG=/etc/gateway/gateway.yaml \
     GATEWAY_DATA_DIR=/var/lib/gateway \
     HOST=0.0.0.0 \
     PORT=8080 \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072
 VOLUME ["/var/lib/gateway"]
 EXPOSE 8080
 USER 10001:10001

@@ -7,7 +7,7 @@ export default defineConfig({
     // two-core machine the whole suite took 557 s with two and 452 s with three (CI's 15 minutes).
     maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'examples/**/*.test.ts'], testTimeout: 15_000 } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'], testTimeout: 15_000 } },
       {
         test: {
           name: 'e2e',

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { Pool } from 'undici';
-import { startNodeFlags } from '../scripts/start-args.ts';
+import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
 import { freePort, parseVariant, serving, spawnChild, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 
@@ -60,6 +60,7 @@ async function startUnderValgrind(spec: string, mockPort: number, dir: string): 
   const child = spawnChild(variant.name, 'valgrind', [...valgrindArgs(out), process.execPath, ...startNodeFlags(), ...variant.nodeArgs, resolve(ROOT, variant.entry)], {
     cwd: ROOT,
     env: {
+      ...startEnv(),
       PORT: String(port),
       HOST: '127.0.0.1',
       GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),

@@ -7,7 +7,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startNodeFlags } from '../scripts/start-args.ts';
+import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -116,6 +116,7 @@ export async function startBenchGateway(options: {
   const child = spawnNode(options.name ?? 'gateway', [...startNodeFlags(), ...(options.nodeArgs ?? []), options.entry], {
     cwd: ROOT,
     env: {
+      ...startEnv(),
       PORT: String(port),
       HOST: '127.0.0.1',
       GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { startNodeFlags } from '../scripts/start-args.ts';
+import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,7 +31,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [...startNodeFlags(), 'dist/main.mjs'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...startEnv(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));

@@ -8,7 +8,7 @@ import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNodeFlags } from '../../scripts/start-args.ts';
+import { startEnv, startNodeFlags } from '../../scripts/start-args.ts';
 import { freePort, waitHealthy } from '../_process.ts';
 import { DEMO_KEY, startMockUpstream, type MockUpstream } from '../_setup.ts';
 
@@ -39,7 +39,7 @@ describe('the reported version', { timeout: 90_000 }, () => {
     let output = '';
     const child = spawn(process.execPath, [...startNodeFlags(), 'dist/main.mjs'], {
       cwd: checkout,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(checkout, 'gateway.yaml'), GATEWAY_DATA_DIR: join(checkout, 'data'), MOCK_URL: `${mock.url}/v1` },
+      env: { ...process.env, ...startEnv(), PORT: String(port), HOST: '127.0.0.1', GATEWAY_CONFIG: join(checkout, 'gateway.yaml'), GATEWAY_DATA_DIR: join(checkout, 'data'), MOCK_URL: `${mock.url}/v1` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d) => (output += d));
