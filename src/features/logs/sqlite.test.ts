@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { createLogStore } from './log-store.ts';
-import { createSqliteLogStore } from './sqlite.ts';
+import { createSqliteLogStore, WAL_CHECKPOINT_PAGES } from './sqlite.ts';
 import { describeBreakdown } from './breakdown.suite.ts';
 import { describeLogStore } from './store.suite.ts';
 import { describeListContract } from './list.suite.ts';
@@ -109,6 +109,27 @@ describe('sqlite log store setup', () => {
       ]);
       db.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`lets the WAL grow to ${WAL_CHECKPOINT_PAGES} pages between automatic checkpoints, not SQLite's 1,000`, async () => {
+    const dir = tempDir();
+    const store = createSqliteLogStore({ dataDir: dir });
+    try {
+      await store.migrate();
+      const wal = join(dir, 'gateway.db-wal');
+      const page = 4096;
+      // Small batches, each rewriting the tables' and indexes' last pages, until the WAL holds
+      // more than SQLite's default would let it (its file is reused from the start after a
+      // checkpoint, so its size is the most it held).
+      for (let batch = 0; statSync(wal).size <= 1_500 * page; batch++) {
+        expect(batch).toBeLessThan(2_000);
+        await store.insertBatch(Array.from({ length: 10 }, (_, i) => makeRecord({ id: `wal_${batch}_${i}`, created_at: 1_700_000_000_000 + batch * 10 + i, request: 'x'.repeat(2_000) })));
+      }
+      expect(statSync(wal).size).toBeLessThan((WAL_CHECKPOINT_PAGES + 200) * (page + 24));
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
