@@ -23,8 +23,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { Pool } from 'undici';
-import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
-import { freePort, parseVariant, serving, spawnChild, startMock, type Child } from './processes.ts';
+import { startNodeFlags } from '../scripts/start-args.ts';
+import { benchGatewayEnv, freePort, parseVariant, serving, spawnChild, startMock, type Child } from './processes.ts';
 import { BENCH_KEY, requestBody, target, type Target } from './targets.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -59,18 +59,7 @@ async function startUnderValgrind(spec: string, mockPort: number, dir: string): 
   const variant = parseVariant(spec);
   const child = spawnChild(variant.name, 'valgrind', [...valgrindArgs(out), process.execPath, ...startNodeFlags(), ...variant.nodeArgs, resolve(ROOT, variant.entry)], {
     cwd: ROOT,
-    env: {
-      ...startEnv(),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
-      GATEWAY_DATA_DIR: dir,
-      GATEWAY_WATCH: 'false',
-      MOCK_URL: `http://127.0.0.1:${mockPort}`,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-      ...variant.env,
-    },
+    env: benchGatewayEnv({ port, dataDir: dir, mockUrl: `http://127.0.0.1:${mockPort}`, env: variant.env }),
   });
   return serving(child, port, '/v1/system/health', 600_000);
 }

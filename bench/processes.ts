@@ -115,20 +115,28 @@ export async function startBenchGateway(options: {
   const port = await freePort();
   const child = spawnNode(options.name ?? 'gateway', [...startNodeFlags(), ...(options.nodeArgs ?? []), options.entry], {
     cwd: ROOT,
-    env: {
-      ...startEnv(),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
-      GATEWAY_DATA_DIR: options.dataDir,
-      GATEWAY_WATCH: 'false',
-      MOCK_URL: options.mockUrl,
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-      ...options.env,
-    },
+    env: benchGatewayEnv({ port, dataDir: options.dataDir, mockUrl: options.mockUrl, env: options.env }),
   });
   return serving(child, port, '/v1/system/health');
+}
+
+/**
+ * The environment the bench runs a gateway in: what `npm start` sets, then the bench config on
+ * `port` against the mock at `mockUrl`, then the variant's own variables (`env`, which win).
+ */
+export function benchGatewayEnv(options: { port: number; dataDir: string; mockUrl: string; env?: NodeJS.ProcessEnv }): NodeJS.ProcessEnv {
+  return {
+    ...startEnv(),
+    PORT: String(options.port),
+    HOST: '127.0.0.1',
+    GATEWAY_CONFIG: join(ROOT, 'bench/gateway.bench.yaml'),
+    GATEWAY_DATA_DIR: options.dataDir,
+    GATEWAY_WATCH: 'false',
+    MOCK_URL: options.mockUrl,
+    LOG_LEVEL: 'error',
+    REDIS_URL: '',
+    ...options.env,
+  };
 }
 
 /** A build to measure, as the probes take it on their command line. */
