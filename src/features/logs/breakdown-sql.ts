@@ -27,10 +27,20 @@ export function newestRows(columns: string, where: string, limitPlaceholder: str
   return `SELECT ${columns} FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limitPlaceholder}`;
 }
 
-/** The columns both stores read from each row (`g` the group; `name` for `key` only). */
+/** The columns both stores read from each row (`g` the group). */
 export function foldColumns(by: LogGroupBy): string {
-  const newest = by === 'key' ? ', api_key_name, created_at, id' : '';
-  return `${groupColumn(by)} AS g${newest}, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
+  return `${groupColumn(by)} AS g, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
+}
+
+/**
+ * `name` for `key`, over the groups as `grouped`: the name on the key's newest call of the range,
+ * one probe of the key's index (which holds the name) per group. That call is among the newest
+ * `limit` whenever the key is. Its placeholders come first in the statement (SQLite's are `?`).
+ */
+export function keyNameColumn(by: LogGroupBy, where: string): string {
+  if (by !== 'key') return 'NULL AS name';
+  return `(SELECT api_key_name FROM call_logs ${where ? `${where} AND` : 'WHERE'} api_key_id = grouped.g
+    ORDER BY created_at DESC, id DESC LIMIT 1) AS name`;
 }
 
 /** Whether more than `offset` rows match: one row past it, in no order. */
@@ -47,4 +57,13 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
 /** The key's name as the list shows it: the id when the stored name is empty. */
 export function keyName(by: LogGroupBy, id: string, name: unknown): string {
   return by === 'key' ? String(name ?? '') || id : id;
+}
+
+/** A group's comma list of numbers (SQLite's group_concat, PostgreSQL's string_agg), sorted. */
+export function sortedNumbers(list: unknown, each: (x: number) => number): Float64Array {
+  if (list == null) return new Float64Array(0);
+  const parts = String(list).split(',');
+  const values = new Float64Array(parts.length);
+  for (let i = 0; i < parts.length; i++) values[i] = each(Number(parts[i]));
+  return values.sort();
 }

@@ -8,7 +8,7 @@
  * text only for the costs that have more than 9 places.
  */
 import { fromScaled } from '../../kernel/decimal.ts';
-import { foldColumns, keyName, newestRows, percentile } from './breakdown-sql.ts';
+import { foldColumns, keyName, keyNameColumn, newestRows, percentile, sortedNumbers } from './breakdown-sql.ts';
 import type { LogGroupBy, LogGroupStats } from './types.ts';
 
 /**
@@ -27,16 +27,20 @@ function belowNano(column: string): string {
 }
 
 export function sqliteBreakdownSql(by: LogGroupBy, where: string): string {
-  // For `key`, the name of the group's newest call: with one max() the bare column comes from
-  // that row; the id breaks ties in created_at as the list's order does.
-  const newest = by === 'key' ? `, api_key_name AS name, MAX(printf('%020d', created_at) || id) AS newest` : '';
-  return `SELECT g${newest}, COUNT(*) AS request_count, SUM(status = 'error') AS error_count,
-      SUM(tokens) AS total_tokens, SUM(nano) AS cost_nano, SUM(below_nano) AS cost_below_nano,
-      group_concat(latency_ms) AS latencies, group_concat(ttft_ms) AS ttfts
-    FROM (${newestRows(`${foldColumns(by)},
-        CASE WHEN billed THEN input_cost_nano + output_cost_nano ELSE 0 END AS nano,
-        CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END AS below_nano`, where, '?')})
-    GROUP BY g`;
+  return `SELECT grouped.*, ${keyNameColumn(by, where)} FROM (
+      SELECT g, COUNT(*) AS request_count, SUM(status = 'error') AS error_count,
+        SUM(tokens) AS total_tokens, SUM(nano) AS cost_nano, SUM(below_nano) AS cost_below_nano,
+        group_concat(latency_ms) AS latencies, group_concat(ttft_ms) AS ttfts
+      FROM (${newestRows(`${foldColumns(by)},
+          CASE WHEN billed THEN input_cost_nano + output_cost_nano ELSE 0 END AS nano,
+          CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END AS below_nano`, where, '?')})
+      GROUP BY g
+    ) grouped`;
+}
+
+/** sqliteBreakdownSql's parameters: `where`'s twice for `key` (the name's probe comes first), then the limit. */
+export function sqliteBreakdownParams(by: LogGroupBy, whereParams: unknown[], limit: number): unknown[] {
+  return by === 'key' ? [...whereParams, ...whereParams, limit] : [...whereParams, limit];
 }
 
 /** One result row (read with safeIntegers) as a group. */
@@ -56,12 +60,4 @@ export function foldSqlite(by: LogGroupBy, r: Record<string, unknown>): LogGroup
     latency_p50: percentile(latency, 0.5),
     latency_p95: percentile(latency, 0.95),
   };
-}
-
-function sortedNumbers(list: unknown, each: (x: number) => number): Float64Array {
-  if (list == null) return new Float64Array(0);
-  const parts = String(list).split(',');
-  const values = new Float64Array(parts.length);
-  for (let i = 0; i < parts.length; i++) values[i] = each(Number(parts[i]));
-  return values.sort();
 }

@@ -138,13 +138,18 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     },
 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
-      const where = logWhere(filter, (i) => `$${i}`);
+      const where = logWhere(filter, (i) => `$${i}`, { statistics: true });
       const limitAt = `$${where.params.length + 1}`;
-      const { rows } = await pool.query(postgresBreakdownSql(by, where.sql, limitAt), [...where.params, limit]);
+      const params = [...where.params, limit];
+      // Whether calls lie past the first `limit` is a second walk over them (~27 ms at 1M rows):
+      // it runs beside the fold on another connection, and counts only when the fold read `limit`.
+      const [{ rows }, beyond] = await Promise.all([
+        pool.query(postgresBreakdownSql(by, where.sql, limitAt), params),
+        pool.query(rowBeyond(where.sql, limitAt), params),
+      ]);
       const groups = rows.map((r) => foldPostgres(by, r));
       const read = groups.reduce((n, g) => n + g.request_count, 0);
-      const truncated = read >= limit && (await pool.query(rowBeyond(where.sql, limitAt), [...where.params, limit])).rows.length > 0;
-      return { groups, truncated };
+      return { groups, truncated: read >= limit && beyond.rows.length > 0 };
     },
 
     async deleteOlderThan(ms: number) {

@@ -10,7 +10,7 @@ import { describeLogStore } from './store.suite.ts';
 import { describeListContract } from './list.suite.ts';
 import { describeBodies } from './bodies.suite.ts';
 import { logWhere } from './filter-sql.ts';
-import { sqliteBreakdownSql } from './breakdown-sqlite.ts';
+import { sqliteBreakdownParams, sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogGroupBy, LogStore } from './types.ts';
 
@@ -102,10 +102,10 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
-        'call_logs_account_breakdown', 'call_logs_created', 'call_logs_key_breakdown',
+        'call_logs_account_breakdown', 'call_logs_created_id', 'call_logs_key_breakdown',
       ]);
       db.close();
     } finally {
@@ -221,7 +221,7 @@ describe('sqlite query plans', () => {
     try {
       const plan = (filter: Parameters<typeof logWhere>[0], by: LogGroupBy = 'model') => {
         const where = logWhere(filter, () => '?');
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql(by, where.sql)}`).all(...where.params, 10) as { detail: string }[];
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql(by, where.sql)}`).all(...sqliteBreakdownParams(by, where.params, 10)) as { detail: string }[];
         return rows.map((r) => r.detail).join('\n');
       };
       const month = { start_time: 0, end_time: 1e13 };
@@ -237,6 +237,9 @@ describe('sqlite query plans', () => {
           expect(plan(filter, by)).toContain(`SEARCH call_logs USING COVERING INDEX ${index} (`);
           expect(plan(filter, by)).not.toContain('ORDER BY');
         }
+        // Over all accounts the time index (with the id) gives the list's order, ties included.
+        expect(plan(month, by)).toContain('SEARCH call_logs USING INDEX call_logs_created_id (');
+        expect(plan(month, by)).not.toContain('ORDER BY');
       }
     } finally {
       db.close();

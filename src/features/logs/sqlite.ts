@@ -17,7 +17,7 @@ import { bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { foldSqlite, sqliteBreakdownSql } from './breakdown-sqlite.ts';
+import { foldSqlite, sqliteBreakdownParams, sqliteBreakdownSql } from './breakdown-sqlite.ts';
 import { rowBeyond } from './breakdown-sql.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { plainPage, sqliteCountSource } from './sqlite-counts.ts';
@@ -130,7 +130,8 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
       const where = logWhere(filter, () => '?');
-      const rows = db.prepare(sqliteBreakdownSql(by, where.sql)).safeIntegers(true).all(...where.params, limit);
+      const params = sqliteBreakdownParams(by, where.params, limit);
+      const rows = db.prepare(sqliteBreakdownSql(by, where.sql)).safeIntegers(true).all(...params);
       const groups = (rows as Record<string, unknown>[]).map((r) => foldSqlite(by, r));
       const read = groups.reduce((n, g) => n + g.request_count, 0);
       const truncated = read >= limit && db.prepare(rowBeyond(where.sql, '?')).get(...where.params, limit) !== undefined;
