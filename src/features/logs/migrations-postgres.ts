@@ -4,6 +4,7 @@
  */
 import type { Migration } from './migrations-sqlite.ts';
 import { callLogCountsPostgres } from './migrations-counts.ts';
+import { rollupByModelPostgres } from './migrations-rollup-model.ts';
 
 export const postgresMigrations: Migration[] = [
   {
@@ -220,5 +221,11 @@ export const postgresMigrations: Migration[] = [
       CREATE INDEX call_logs_created_id ON call_logs (created_at, id);
       DROP INDEX call_logs_created;
     `,
+  },
+  {
+    version: 12,
+    name: 'stat_rollup_hour_model (hourly sums over all accounts and keys, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup.
+    sql: rollupByModelPostgres(),
   },
 ];

@@ -5,6 +5,7 @@
  */
 
 import { callLogCountsSqlite, countedByWriterSqlite } from './migrations-counts.ts';
+import { rollupByModelSqlite } from './migrations-rollup-model.ts';
 
 export interface Migration {
   version: number;
@@ -226,5 +227,11 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX call_logs_created_id ON call_logs (created_at, id);
       DROP INDEX call_logs_created;
     `,
+  },
+  {
+    version: 12,
+    name: 'stat_rollup_hour_model (hourly sums over all accounts and keys, kept by triggers)',
+    // Additive: a table that triggers keep, whichever release writes stat_rollup.
+    sql: rollupByModelSqlite(),
   },
 ];

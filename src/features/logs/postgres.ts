@@ -159,7 +159,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
 
     async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
       const where = rollupWhere(fromMs, toMs, filter, (i) => `$${i}`);
-      const table = rollupTable(fromMs, toMs, groupBy);
+      const table = rollupTable(fromMs, toMs, filter, groupBy);
       const key = groupBy === 'model' ? '0 AS bucket_ms, model' : "bucket_ms, '' AS model";
       const group = groupBy === 'model' ? 'model' : 'bucket_ms';
       const { rows } = await pool.query(

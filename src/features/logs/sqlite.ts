@@ -156,7 +156,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
           SUM(latency_sum) AS latency_sum, SUM(input_cost_nano) AS input_cost_nano,
           SUM(output_cost_nano) AS output_cost_nano`;
-      const table = rollupTable(fromMs, toMs, groupBy);
+      const table = rollupTable(fromMs, toMs, filter, groupBy);
       const perBucket = `SELECT bucket_ms, '' AS model, ${sums} FROM ${table} ${where.sql}
           GROUP BY bucket_ms ORDER BY bucket_ms`;
       // Per model: first sum per (bucket, model), which streams in primary-key order, then

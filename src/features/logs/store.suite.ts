@@ -7,6 +7,7 @@ import { costStats, modelStats, usageStats } from '../statistics/query.ts';
 import type { StatsQuery } from '../statistics/query.ts';
 import { exportStatistics } from '../statistics/export.ts';
 import { makeRecord, statsRecords } from './test-records.ts';
+import { toScaled } from '../../kernel/decimal.ts';
 import type { LogStore } from './types.ts';
 
 export interface StoreHandle {
@@ -109,6 +110,39 @@ export function describeLogStore(name: string, open: () => Promise<StoreHandle>,
       expect(hours.map((r) => [new Date(r.bucket_ms).toISOString(), r.request_count])).toEqual([
         ['2024-03-01T10:00:00.000Z', 1], ['2024-03-01T15:00:00.000Z', 1], ['2024-03-01T16:00:00.000Z', 1], ['2024-03-01T17:00:00.000Z', 1],
       ]);
+    });
+
+    it('sums over all accounts exactly what the per-account rows hold, batch after batch', async () => {
+      // Three batches land in the same hours (the rollups' upserts add to rows already there),
+      // over two accounts, three keys and two models, with costs at 12 places.
+      const t0 = Date.parse('2024-07-01T00:00:00Z');
+      const keys = [['k1', 'a1'], ['k2', 'a1'], ['k3', 'a2']] as const;
+      for (let batch = 0; batch < 3; batch++) {
+        await store.insertBatch(Array.from({ length: 24 }, (_, i) => {
+          const [api_key_id, account_id] = keys[(i + batch) % 3]!;
+          return makeRecord({
+            id: `log_all_${batch}_${i}`, created_at: t0 + (i % 4) * 1_800_000 + batch, api_key_id, account_id,
+            model: i % 2 ? 'm1' : 'm2', request_tokens: i + 1, response_tokens: batch, latency_ms: 10 + i,
+            input_cost: `0.00000000000${(i % 9) + 1}`, output_cost: '0.5', billed: i % 5 !== 0,
+          });
+        }));
+      }
+      const from = t0, to = t0 + 2 * 3_600_000;
+      const all = await store.rollup(from, to, {}, 'hour');
+      const perAccount = [...(await store.rollup(from, to, { account_id: 'a1' }, 'hour')), ...(await store.rollup(from, to, { account_id: 'a2' }, 'hour'))];
+      const sum = (rows: typeof all) => {
+        const byHour = new Map<number, [number, number, number, number, bigint, bigint]>();
+        for (const r of rows) {
+          const [n, p, c, l, ic, oc] = byHour.get(r.bucket_ms) ?? [0, 0, 0, 0, 0n, 0n];
+          byHour.set(r.bucket_ms, [n + r.request_count, p + r.prompt_tokens, c + r.completion_tokens, l + r.latency_sum, ic + toScaled(r.input_cost), oc + toScaled(r.output_cost)]);
+        }
+        return [...byHour].sort((x, y) => x[0] - y[0]);
+      };
+      expect(all.map((r) => r.request_count)).toEqual([36, 36]);
+      expect(sum(all)).toEqual(sum(perAccount));
+      // The same figures through the statistics, by model, over whole hours.
+      const byModel = await store.rollup(from, to, {}, 'model');
+      expect(byModel.map((r) => [r.model, r.request_count])).toEqual([['m1', 36], ['m2', 36]]);
     });
 
     it('puts the calls of an hour a local day starts inside on the right day (+5:30, +5:45)', async () => {

@@ -1,0 +1,66 @@
+/**
+ * Migration 12's SQL (both stores): stat_rollup_hour summed over accounts and keys, one row per
+ * UTC hour and model. Statistics over all accounts (the admin's dashboard) read it: a month is
+ * ~4,300 rows for six models instead of ~86,000 with twenty keys (bench/README.md, issue 37).
+ * Triggers on stat_rollup_hour keep it, so whatever writes stat_rollup (the previous release
+ * included) feeds it. Applied once and recorded: never change this text, add a migration instead.
+ */
+
+const SUMS_SQLITE = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost_nano', 'output_cost_nano'];
+const SUMS_POSTGRES = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost', 'output_cost'];
+
+const list = (sums: string[], each: (c: string) => string) => sums.map(each).join(', ');
+
+export function rollupByModelSqlite(): string {
+  const S = SUMS_SQLITE;
+  return `
+      CREATE TABLE stat_rollup_hour_model (
+        bucket_ms INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        ${list(S, (c) => `${c} INTEGER NOT NULL`)},
+        PRIMARY KEY (bucket_ms, model)
+      ) WITHOUT ROWID;
+      INSERT INTO stat_rollup_hour_model
+        SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)} FROM stat_rollup_hour GROUP BY bucket_ms, model;
+      -- stat_rollup's triggers upsert stat_rollup_hour: a new row fires the first, an added one
+      -- the second.
+      CREATE TRIGGER stat_rollup_hour_model_insert AFTER INSERT ON stat_rollup_hour BEGIN
+        INSERT INTO stat_rollup_hour_model VALUES (NEW.bucket_ms, NEW.model, ${list(S, (c) => `NEW.${c}`)})
+        ON CONFLICT (bucket_ms, model) DO UPDATE SET ${list(S, (c) => `${c} = ${c} + excluded.${c}`)};
+      END;
+      CREATE TRIGGER stat_rollup_hour_model_update AFTER UPDATE ON stat_rollup_hour BEGIN
+        UPDATE stat_rollup_hour_model SET ${list(S, (c) => `${c} = ${c} + NEW.${c} - OLD.${c}`)}
+        WHERE bucket_ms = NEW.bucket_ms AND model = NEW.model;
+      END;
+  `;
+}
+
+export function rollupByModelPostgres(): string {
+  const S = SUMS_POSTGRES;
+  const upsert = (select: string) => `INSERT INTO stat_rollup_hour_model ${select}
+        ON CONFLICT (bucket_ms, model) DO UPDATE SET ${list(S, (c) => `${c} = stat_rollup_hour_model.${c} + EXCLUDED.${c}`)};`;
+  const fn = (name: string, body: string) => `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        ${body}
+        RETURN NULL;
+      END $$;`;
+  // Statement triggers, one upsert per statement, in key order (no deadlock between writers).
+  return `
+      CREATE TABLE stat_rollup_hour_model (
+        bucket_ms BIGINT NOT NULL,
+        model TEXT NOT NULL,
+        ${list(S, (c) => `${c} ${c.endsWith('cost') ? 'NUMERIC' : 'BIGINT'} NOT NULL`)},
+        PRIMARY KEY (bucket_ms, model)
+      );
+      INSERT INTO stat_rollup_hour_model
+        SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)} FROM stat_rollup_hour GROUP BY bucket_ms, model;
+      ${fn('stat_rollup_hour_model_inserted', upsert(`SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)}
+        FROM new_rows GROUP BY 1, 2 ORDER BY 1, 2`))}
+      ${fn('stat_rollup_hour_model_updated', upsert(`SELECT n.bucket_ms, n.model, ${list(S, (c) => `SUM(n.${c} - o.${c})`)}
+        FROM new_rows n JOIN old_rows o USING (bucket_ms, model, account_id, api_key_id) GROUP BY 1, 2 ORDER BY 1, 2`))}
+      CREATE TRIGGER stat_rollup_hour_model_insert AFTER INSERT ON stat_rollup_hour
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_model_inserted();
+      CREATE TRIGGER stat_rollup_hour_model_update AFTER UPDATE ON stat_rollup_hour
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_model_updated();
+  `;
+}
