@@ -213,11 +213,12 @@ export const postgresMigrations: Migration[] = [
   {
     version: 11,
     name: "call_logs_created_id (the list's whole order in the time index)",
-    // Additive: one index replaces a narrower one on the same leading column (see
-    // migrations-sqlite.ts).
+    // Additive: one index replaces a narrower one on the same leading column; the previous
+    // release names no index. (SQLite keeps created_at alone: see its migration 11.)
     sql: `
-      -- Read backwards, the index gives created_at DESC, id DESC with no Incremental Sort of each
-      -- millisecond's calls (~18 ms of the breakdown over all accounts, bench/README.md).
+      -- The list and the breakdown read in the order created_at DESC, id DESC. Read backwards,
+      -- this index gives it with no Incremental Sort of each millisecond's calls (~18 ms of the
+      -- breakdown over all accounts at 1M rows, bench/README.md).
       CREATE INDEX call_logs_created_id ON call_logs (created_at, id);
       DROP INDEX call_logs_created;
     `,
