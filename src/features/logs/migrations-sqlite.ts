@@ -220,7 +220,7 @@ export const sqliteMigrations: Migration[] = [
     name: 'call_logs_created_id on PostgreSQL only; versions kept in step',
     // Nothing to change here. The id beside created_at spares the breakdown over all accounts
     // its sort of each millisecond's calls (~35 of ~150 ms at 1M rows), but made every row
-    // written ~5 % dearer (log-insert.ts: 114 → 120 µs, 5 interleaved pairs, bench/README.md),
+    // written ~5 % dearer (log-insert.ts: 114 against 120 us, 5 interleaved pairs, bench/README.md),
     // and the log worker's CPU is what the gateway's throughput shares its cores with.
     sql: '-- no change on SQLite',
   },
