@@ -3,7 +3,7 @@
  * sums, and each group's latencies and TTFTs as one list that the store sorts for the
  * percentiles. Without an ordered-set aggregate (percentile_disc, array_agg ... ORDER BY) the
  * planner can hash the 50,000 rows into their groups instead of sorting them (a sort that spilled
- * to disk at the default work_mem): ~150 to ~55 ms over all accounts at 1M rows (bench/README.md).
+ * to disk at the default work_mem): ~150 to ~90 ms over all accounts at 1M rows here (bench/README.md).
  */
 import { foldColumns, keyName, keyNameColumn, newestRows, percentile, sortedNumbers } from './breakdown-sql.ts';
 import type { LogGroupBy, LogGroupStats } from './types.ts';
