@@ -6,6 +6,7 @@
  * to disk at the default work_mem): ~150 to ~90 ms over all accounts at 1M rows here (bench/README.md).
  */
 import { foldColumns, keyName, keyNameColumn, newestRows, percentile, sortedNumbers } from './breakdown-sql.ts';
+import { addDecimal } from '../../kernel/decimal.ts';
 import type { LogGroupBy, LogGroupStats } from './types.ts';
 
 export function postgresBreakdownSql(by: LogGroupBy, where: string, limitPlaceholder: string): string {
@@ -16,6 +17,32 @@ export function postgresBreakdownSql(by: LogGroupBy, where: string, limitPlaceho
       FROM (${newestRows(`${foldColumns(by)}, CASE WHEN billed THEN input_cost + output_cost ELSE 0 END AS cost`, where, limitPlaceholder)}) newest
       GROUP BY g
     ) grouped`;
+}
+
+/** The time and id of the call at `offset` in the list's order (created_at DESC, id DESC). */
+export function middleCallSql(where: string, offsetPlaceholder: string): string {
+  return `SELECT created_at, id FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${offsetPlaceholder}`;
+}
+
+/** Result rows of two folds over disjoint calls as the rows of one fold over them all. */
+export function mergeFoldRows(a: Record<string, unknown>[], b: Record<string, unknown>[]): Record<string, unknown>[] {
+  const byGroup = new Map<unknown, Record<string, unknown>>();
+  for (const r of a) byGroup.set(r.g, { ...r });
+  const joined = (x: unknown, y: unknown) => (x == null ? y : y == null ? x : `${x},${y}`);
+  for (const r of b) {
+    const m = byGroup.get(r.g);
+    if (!m) {
+      byGroup.set(r.g, { ...r });
+      continue;
+    }
+    m.request_count = Number(m.request_count) + Number(r.request_count);
+    m.error_count = Number(m.error_count) + Number(r.error_count);
+    m.total_tokens = Number(m.total_tokens) + Number(r.total_tokens);
+    m.billed_cost = addDecimal(String(m.billed_cost), String(r.billed_cost));
+    m.latencies = joined(m.latencies, r.latencies);
+    m.ttfts = joined(m.ttfts, r.ttfts);
+  }
+  return [...byGroup.values()];
 }
 
 /** One result row as a group. */
