@@ -6,6 +6,7 @@
  * code is stored as '' (a primary key cannot hold NULL); the list answers a filter for '' without
  * the counts. Applied once and recorded: never change this text, add a migration instead.
  */
+import { pgTriggerFunction } from './migrations-pg-function.ts';
 
 /**
  * Only the log list read call_logs by model or by status, and it now reads a few hours by
@@ -81,13 +82,7 @@ export function callLogCountsPostgres(): string {
       return upsert + prune;
     }).join('\n        ');
   };
-  // The store's search_path, kept with the function: a session on another path (an operator's
-  // UPDATE or DELETE, say) must still find the count tables.
-  const fn = (name: string, body: string) => `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-      BEGIN
-        ${body}
-        RETURN NULL;
-      END $$;`;
+  const fn = pgTriggerFunction;
   // Statement triggers: one grouped upsert per batch statement; the transition table holds only
   // the rows really inserted (none that ON CONFLICT (id) DO NOTHING ignored).
   return `

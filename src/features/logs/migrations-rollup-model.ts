@@ -5,6 +5,7 @@
  * Triggers on stat_rollup_hour keep it, so whatever writes stat_rollup (the previous release
  * included) feeds it. Applied once and recorded: never change this text, add a migration instead.
  */
+import { pgTriggerFunction } from './migrations-pg-function.ts';
 
 const SUMS_SQLITE = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost_nano', 'output_cost_nano'];
 const SUMS_POSTGRES = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost', 'output_cost'];
@@ -39,11 +40,7 @@ export function rollupByModelPostgres(): string {
   const S = SUMS_POSTGRES;
   const upsert = (select: string) => `INSERT INTO stat_rollup_hour_model ${select}
         ON CONFLICT (bucket_ms, model) DO UPDATE SET ${list(S, (c) => `${c} = stat_rollup_hour_model.${c} + EXCLUDED.${c}`)};`;
-  const fn = (name: string, body: string) => `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-      BEGIN
-        ${body}
-        RETURN NULL;
-      END $$;`;
+  const fn = pgTriggerFunction;
   // Statement triggers, one upsert per statement, in key order (no deadlock between writers).
   return `
       CREATE TABLE stat_rollup_hour_model (
