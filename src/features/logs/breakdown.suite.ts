@@ -126,6 +126,8 @@ export function describeBreakdown(name: string, open: () => Promise<StoreHandle>
     it('says truncated only when more calls match than it read', async () => {
       expect((await store.breakdown({}, 'model', 120)).truncated).toBe(false);
       expect((await store.breakdown({}, 'model', 119)).truncated).toBe(true);
+      expect(await store.breakdown({}, 'model', 1)).toMatchObject({ groups: [{ request_count: 1 }], truncated: true });
+      expect(await store.breakdown({}, 'model', 0)).toEqual({ groups: [], truncated: true });
       const none = await store.breakdown({ start_time: T0 - 10, end_time: T0 - 1 }, 'model', 5);
       expect(none).toEqual({ groups: [], truncated: false });
     });

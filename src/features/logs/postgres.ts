@@ -144,6 +144,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       // The newest `limit` calls are folded in two halves on two connections, at once: one
       // PostgreSQL backend folds ~50,000 rows in ~90 ms here, two halves side by side in ~60
       // (bench/README.md). The halves meet at the call in the middle, in the list's order.
+      if (limit < 1) return { groups: [], truncated: (await pool.query(rowBeyond(where.sql, at(1)), [...where.params, 0])).rows.length > 0 };
       const half = Math.ceil(limit / 2);
       const middle = await pool.query(middleCallSql(where.sql, at(1)), [...where.params, half - 1]);
       if (middle.rows.length === 0) {
