@@ -84,6 +84,45 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     }
   }
 
+  /**
+   * Run `work` on a read-only REPEATABLE READ transaction, handing it a second connection on
+   * request that reads the same snapshot (pg_export_snapshot): work split over two connections
+   * then sees one state of the tables, as one statement would.
+   */
+  async function withSharedSnapshot<T>(work: (first: pg.PoolClient, second: () => Promise<pg.PoolClient>) => Promise<T>): Promise<T> {
+    const clients: pg.PoolClient[] = [];
+    const begin = async () => {
+      const client = await pool.connect();
+      clients.push(client);
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      return client;
+    };
+    let failure: unknown;
+    try {
+      const first = await begin();
+      const { rows } = await first.query('SELECT pg_export_snapshot() AS id');
+      const snapshot = String(rows[0].id);
+      if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
+      return await work(first, async () => {
+        const second = await begin();
+        await second.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+        return second;
+      });
+    } catch (e) {
+      failure = e;
+      throw e;
+    } finally {
+      for (const client of clients) {
+        // A connection whose query timed out may never answer: drop it (see inTransaction).
+        if (isQueryTimeout(failure)) client.release(failure as Error);
+        else await client.query(failure ? 'ROLLBACK' : 'COMMIT').then(() => client.release(), (e: Error) => client.release(e));
+      }
+    }
+  }
+
+  /** Whether a breakdown is folding in two halves now (see breakdown). */
+  let splitting = false;
+
   return {
     kind: 'postgres',
 
@@ -140,29 +179,48 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
       const where = logWhere(filter, (i) => `$${i}`, { statistics: true });
       const at = (k: number) => `$${where.params.length + k}`;
-      const fold = (whereSql: string, params: unknown[]) => pool.query(postgresBreakdownSql(by, whereSql, at(1)), params);
-      // The newest `limit` calls are folded in two halves on two connections, at once: one
-      // PostgreSQL backend folds ~50,000 rows in ~90 ms here, two halves side by side in ~60
-      // (bench/README.md). The halves meet at the call in the middle, in the list's order.
-      if (limit < 1) return { groups: [], truncated: (await pool.query(rowBeyond(where.sql, at(1)), [...where.params, 0])).rows.length > 0 };
-      const half = Math.ceil(limit / 2);
-      const middle = await pool.query(middleCallSql(where.sql, at(1)), [...where.params, half - 1]);
-      if (middle.rows.length === 0) {
-        const { rows } = await fold(where.sql, [...where.params, limit]);
-        return { groups: rows.map((r) => foldPostgres(by, r)), truncated: false };
+      const foldSql = (whereSql: string) => postgresBreakdownSql(by, whereSql, at(1));
+      const answer = (rows: Record<string, unknown>[], beyond: unknown[]) => {
+        const groups = rows.map((r) => foldPostgres(by, r));
+        const read = groups.reduce((n, g) => n + g.request_count, 0);
+        return { groups, truncated: read >= limit && beyond.length > 0 };
+      };
+      // The newest `limit` calls are folded in two halves on two connections at once (one
+      // backend folds ~50,000 rows in ~90 ms here, two halves side by side in ~60, bench/README.md),
+      // both in one snapshot, so that the halves meet exactly at the middle call in the list's
+      // order whatever is written meanwhile. One split at a time: it holds a connection while it
+      // waits for its second, and several doing so could hold the whole pool waiting; the others
+      // fold in one statement meanwhile (the check whether more calls match beside it).
+      if (splitting || limit < 2) {
+        const [{ rows }, beyond] = await Promise.all([
+          pool.query(foldSql(where.sql), [...where.params, limit]),
+          pool.query(rowBeyond(where.sql, at(1)), [...where.params, limit]),
+        ]);
+        return answer(rows, beyond.rows);
       }
-      const and = where.sql ? `${where.sql} AND` : 'WHERE';
-      const params = [...where.params, limit - half, middle.rows[0].created_at, middle.rows[0].id];
-      const older = `${and} (created_at, id) < (${at(2)}, ${at(3)})`;
-      // Whether calls lie past the first `limit` is a second walk over them: it runs beside.
-      const [newest, rest, beyond] = await Promise.all([
-        fold(`${and} (created_at, id) >= (${at(2)}, ${at(3)})`, [...where.params, half, ...params.slice(-2)]),
-        fold(older, params),
-        pool.query(rowBeyond(older, at(1)), params),
-      ]);
-      const groups = mergeFoldRows(newest.rows, rest.rows).map((r) => foldPostgres(by, r));
-      const read = groups.reduce((n, g) => n + g.request_count, 0);
-      return { groups, truncated: read >= limit && beyond.rows.length > 0 };
+      splitting = true;
+      const half = Math.ceil(limit / 2);
+      return withSharedSnapshot(async (first, second) => {
+        const middle = await first.query(middleCallSql(where.sql, at(1)), [...where.params, half - 1]);
+        if (middle.rows.length === 0) {
+          const { rows } = await first.query(foldSql(where.sql), [...where.params, limit]);
+          return answer(rows, []);
+        }
+        const and = where.sql ? `${where.sql} AND` : 'WHERE';
+        const bound = [middle.rows[0].created_at, middle.rows[0].id];
+        const older = `${and} (created_at, id) < (${at(2)}, ${at(3)})`;
+        const other = await second();
+        const [newest, rest, beyond] = await Promise.all([
+          first.query(foldSql(`${and} (created_at, id) >= (${at(2)}, ${at(3)})`), [...where.params, half, ...bound]),
+          other.query(foldSql(older), [...where.params, limit - half, ...bound]),
+          // Whether more calls match than the answer reads: on a third connection, beside (a
+          // call written since then may count, which is true by the time the answer leaves).
+          pool.query(rowBeyond(where.sql, at(1)), [...where.params, limit]),
+        ]);
+        return answer(mergeFoldRows(newest.rows, rest.rows), beyond.rows);
+      }).finally(() => {
+        splitting = false;
+      });
     },
 
     async deleteOlderThan(ms: number) {
