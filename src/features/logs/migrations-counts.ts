@@ -82,16 +82,15 @@ export function callLogCountsPostgres(): string {
       return upsert + prune;
     }).join('\n        ');
   };
-  const fn = pgTriggerFunction;
   // Statement triggers: one grouped upsert per batch statement; the transition table holds only
   // the rows really inserted (none that ON CONFLICT (id) DO NOTHING ignored).
   return `
       ${DROP_LIST_INDEXES}
       ${UNITS.map(([unit]) => table(unit, 'BIGINT', 'TEXT', '')).join('\n      ')}
       ${UNITS.map(([unit, size]) => backfill(unit, size)).join('\n      ')}
-      ${fn('call_log_counts_inserted', apply('new_rows', null))}
-      ${fn('call_log_counts_deleted', apply(null, 'old_rows'))}
-      ${fn('call_log_counts_updated', apply('new_rows', 'old_rows'))}
+      ${pgTriggerFunction('call_log_counts_inserted', apply('new_rows', null))}
+      ${pgTriggerFunction('call_log_counts_deleted', apply(null, 'old_rows'))}
+      ${pgTriggerFunction('call_log_counts_updated', apply('new_rows', 'old_rows'))}
       CREATE TRIGGER call_log_counts_insert AFTER INSERT ON call_logs
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION call_log_counts_inserted();
       CREATE TRIGGER call_log_counts_delete AFTER DELETE ON call_logs

@@ -7,8 +7,10 @@
  */
 import { pgTriggerFunction } from './migrations-pg-function.ts';
 
-const SUMS_SQLITE = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost_nano', 'output_cost_nano'];
-const SUMS_POSTGRES = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum', 'input_cost', 'output_cost'];
+/** The rollups' summed columns: costs in nano units on SQLite, exact NUMERIC on PostgreSQL. */
+const COUNTS = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum'];
+const SUMS_SQLITE = [...COUNTS, 'input_cost_nano', 'output_cost_nano'];
+const SUMS_POSTGRES = [...COUNTS, 'input_cost', 'output_cost'];
 
 const list = (sums: string[], each: (c: string) => string) => sums.map(each).join(', ');
 
@@ -40,7 +42,6 @@ export function rollupByModelPostgres(): string {
   const S = SUMS_POSTGRES;
   const upsert = (select: string) => `INSERT INTO stat_rollup_hour_model ${select}
         ON CONFLICT (bucket_ms, model) DO UPDATE SET ${list(S, (c) => `${c} = stat_rollup_hour_model.${c} + EXCLUDED.${c}`)};`;
-  const fn = pgTriggerFunction;
   // Statement triggers, one upsert per statement, in key order (no deadlock between writers).
   return `
       CREATE TABLE stat_rollup_hour_model (
@@ -51,9 +52,9 @@ export function rollupByModelPostgres(): string {
       );
       INSERT INTO stat_rollup_hour_model
         SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)} FROM stat_rollup_hour GROUP BY bucket_ms, model;
-      ${fn('stat_rollup_hour_model_inserted', upsert(`SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)}
+      ${pgTriggerFunction('stat_rollup_hour_model_inserted', upsert(`SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)}
         FROM new_rows GROUP BY 1, 2 ORDER BY 1, 2`))}
-      ${fn('stat_rollup_hour_model_updated', upsert(`SELECT n.bucket_ms, n.model, ${list(S, (c) => `SUM(n.${c} - o.${c})`)}
+      ${pgTriggerFunction('stat_rollup_hour_model_updated', upsert(`SELECT n.bucket_ms, n.model, ${list(S, (c) => `SUM(n.${c} - o.${c})`)}
         FROM new_rows n JOIN old_rows o USING (bucket_ms, model, account_id, api_key_id) GROUP BY 1, 2 ORDER BY 1, 2`))}
       CREATE TRIGGER stat_rollup_hour_model_insert AFTER INSERT ON stat_rollup_hour
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_model_inserted();
