@@ -24,25 +24,9 @@ export function middleCallSql(where: string, offsetPlaceholder: string): string 
   return `SELECT created_at, id FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${offsetPlaceholder}`;
 }
 
-/** Result rows of two folds over disjoint calls as the rows of one fold over them all. */
-export function mergeFoldRows(a: Record<string, unknown>[], b: Record<string, unknown>[]): Record<string, unknown>[] {
-  const byGroup = new Map<unknown, Record<string, unknown>>();
-  for (const r of a) byGroup.set(r.g, { ...r });
-  const joined = (x: unknown, y: unknown) => (x == null ? y : y == null ? x : `${x},${y}`);
-  for (const r of b) {
-    const m = byGroup.get(r.g);
-    if (!m) {
-      byGroup.set(r.g, { ...r });
-      continue;
-    }
-    m.request_count = Number(m.request_count) + Number(r.request_count);
-    m.error_count = Number(m.error_count) + Number(r.error_count);
-    m.total_tokens = Number(m.total_tokens) + Number(r.total_tokens);
-    m.billed_cost = addDecimal(String(m.billed_cost), String(r.billed_cost));
-    m.latencies = joined(m.latencies, r.latencies);
-    m.ttfts = joined(m.ttfts, r.ttfts);
-  }
-  return [...byGroup.values()];
+/** Adds group `b`'s cost into `a`'s (NUMERIC text). */
+export function addPostgresCost(a: Record<string, unknown>, b: Record<string, unknown>): void {
+  a.billed_cost = addDecimal(String(a.billed_cost), String(b.billed_cost));
 }
 
 /** One result row as a group. */

@@ -1,8 +1,9 @@
 /**
- * The breakdown's one query (statistics `GET /v1/statistics/breakdown`), shared by both stores:
- * the newest `limit` rows of the range in the list's order (created_at DESC, id DESC), folded per
- * group in SQL. Reading them as list pages instead cost an OFFSET scan and a full COUNT(*) per
- * page, 6–20 s at 1M rows (bench/README.md, issue 37).
+ * The breakdown's pieces (statistics `GET /v1/statistics/breakdown`), shared by both stores: the
+ * newest `limit` rows of the range in the list's order (created_at DESC, id DESC), folded per
+ * group in the store (breakdown-postgres.ts, breakdown-sqlite.ts). Reading them as list pages
+ * instead cost an OFFSET scan and a full COUNT(*) per page, 6–20 s at 1M rows (bench/README.md,
+ * issue 37).
  */
 import type { LogGroupBy } from './types.ts';
 
@@ -66,4 +67,32 @@ export function sortedNumbers(list: unknown, each: (x: number) => number): Float
   const values = new Float64Array(parts.length);
   for (let i = 0; i < parts.length; i++) values[i] = each(Number(parts[i]));
   return values.sort();
+}
+
+/**
+ * Result rows of two folds over disjoint calls as the rows of one fold over them all; `addCosts`
+ * adds a group's cost columns, which each store sums its own way.
+ */
+export function mergeFoldRows(
+  a: Record<string, unknown>[],
+  b: Record<string, unknown>[],
+  addCosts: (into: Record<string, unknown>, from: Record<string, unknown>) => void,
+): Record<string, unknown>[] {
+  const byGroup = new Map<unknown, Record<string, unknown>>();
+  for (const r of a) byGroup.set(r.g, { ...r });
+  const joined = (x: unknown, y: unknown) => (x == null ? y : y == null ? x : `${x},${y}`);
+  for (const r of b) {
+    const m = byGroup.get(r.g);
+    if (!m) {
+      byGroup.set(r.g, { ...r });
+      continue;
+    }
+    m.request_count = Number(m.request_count) + Number(r.request_count);
+    m.error_count = Number(m.error_count) + Number(r.error_count);
+    m.total_tokens = Number(m.total_tokens) + Number(r.total_tokens);
+    addCosts(m, r);
+    m.latencies = joined(m.latencies, r.latencies);
+    m.ttfts = joined(m.ttfts, r.ttfts);
+  }
+  return [...byGroup.values()];
 }

@@ -1,15 +1,17 @@
 /**
- * The breakdown's fold on SQLite (see breakdown-sql.ts). SQLite has no percentile aggregate: each
- * group returns its latencies and TTFTs as one comma list (group_concat skips the NULL TTFTs of
- * calls that did not stream), sorted here in the store's thread.
+ * The breakdown's fold on SQLite (see breakdown-sql.ts). SQLite has neither a percentile aggregate
+ * nor hashed grouping (its GROUP BY sorts the rows first): one aggregate function of ours folds
+ * every row into its group in the store's thread, latencies and TTFTs kept for the percentiles.
  *
  * The cost is summed exactly at 12 places, as the list's decimal text gives it: the nano column
  * (rounded at 9 places, which alone would move the sum) plus what it rounded off, read from the
  * text only for the costs that have more than 9 places.
  */
 import { fromScaled } from '../../kernel/decimal.ts';
-import { foldColumns, keyName, keyNameColumn, newestRows, percentile, sortedNumbers } from './breakdown-sql.ts';
-import type { LogGroupBy, LogGroupStats } from './types.ts';
+import type Database from 'better-sqlite3';
+import { groupColumn, keyName, keyNameColumn, newestRows, percentile } from './breakdown-sql.ts';
+import { logWhere, type WhereClause } from './filter-sql.ts';
+import type { LogBreakdown, LogFilter, LogGroupBy, LogGroupStats } from './types.ts';
 
 /**
  * The stored cost × 10^12 minus its nano copy × 1000 (the nano copy is the text rounded half away
@@ -26,35 +28,120 @@ function belowNano(column: string): string {
     ELSE ${sign} * (${digits} - (${digits} >= 500) * 1000) END)`;
 }
 
-export function sqliteBreakdownSql(by: LogGroupBy, where: string): string {
-  return `SELECT grouped.*, ${keyNameColumn(by, where)} FROM (
-      SELECT g, COUNT(*) AS request_count, SUM(status = 'error') AS error_count,
-        SUM(tokens) AS total_tokens, SUM(nano) AS cost_nano, SUM(below_nano) AS cost_below_nano,
-        group_concat(latency_ms) AS latencies, group_concat(ttft_ms) AS ttfts
-      FROM (${newestRows(`${foldColumns(by)},
-          CASE WHEN billed THEN input_cost_nano + output_cost_nano ELSE 0 END AS nano,
-          CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END AS below_nano`, where, '?')})
-      GROUP BY g
-    ) grouped`;
+/** A group's sums as the fold adds each call. */
+interface GroupFold {
+  requests: number;
+  errors: number;
+  tokens: number;
+  /** The cost in nano units, kept within 2^52 (what passes is added to `bigNano`). */
+  nano: number;
+  bigNano: bigint;
+  belowNano: number;
+  latencies: number[];
+  ttfts: number[];
 }
 
-/** sqliteBreakdownSql's parameters: `where`'s twice for `key` (the name's probe comes first), then the limit. */
-export function sqliteBreakdownParams(by: LogGroupBy, whereParams: unknown[], limit: number): unknown[] {
-  return by === 'key' ? [...whereParams, ...whereParams, limit] : [...whereParams, limit];
+const FOLD_FUNCTION = 'gateway_breakdown_fold';
+/** Below this a call's nano cost passes as a number, exactly; above it as text. */
+const SMALL_NANO = 2 ** 52;
+
+/** The fold's arguments for each call (the group's value first). */
+function foldArguments(by: LogGroupBy): string {
+  const nano = 'input_cost_nano + output_cost_nano';
+  return `${groupColumn(by)}, status = 'error', request_tokens + response_tokens, latency_ms, ttft_ms,
+    CASE WHEN billed AND abs(${nano}) < ${SMALL_NANO} THEN ${nano} ELSE 0 END,
+    CASE WHEN billed AND abs(${nano}) >= ${SMALL_NANO} THEN CAST(${nano} AS TEXT) END,
+    CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END`;
 }
 
-/** One result row (read with safeIntegers) as a group. */
-export function foldSqlite(by: LogGroupBy, r: Record<string, unknown>): LogGroupStats {
-  const latency = sortedNumbers(r.latencies, Math.round);
-  const ttft = sortedNumbers(r.ttfts, (x) => x);
-  const id = String(r.g);
+/** The statement that folds the calls `where` selects (the plain range, or a subquery's rows). */
+export function foldStatementSql(by: LogGroupBy, where: string): string {
+  return `SELECT ${FOLD_FUNCTION}(${foldArguments(by)}) FROM call_logs ${where}`;
+}
+
+/**
+ * The breakdown of `db`'s call log: registers the fold on the connection. Run each call inside
+ * one read transaction, so that its statements see one state of the log.
+ *
+ * The newest `limit` calls are every call newer than the time of the limit-th (an index walk of
+ * `limit` entries that reads no row) and the newest of the calls at that very time. Reading them
+ * in the list's order instead (ORDER BY created_at DESC, id DESC LIMIT) made SQLite look up every
+ * row for its id and pass it through a co-routine, then sort it again for GROUP BY: over 50,000
+ * calls ~170 against ~100 ms here (bench/README.md, issue 37).
+ */
+export function sqliteBreakdownOf(db: Database.Database): (filter: LogFilter, by: LogGroupBy, limit: number) => LogBreakdown {
+  let into = new Map<string, GroupFold>();
+  // The typings allow one argument after the accumulator; SQLite passes each of foldArguments'.
+  const step = (groups: Map<string, GroupFold>, g: string, error: number, tokens: number, latency: number, ttft: number | null, nano: number, bigNano: string | null, below: number) => {
+    let group = groups.get(g);
+    if (group === undefined) {
+      group = { requests: 0, errors: 0, tokens: 0, nano: 0, bigNano: 0n, belowNano: 0, latencies: [], ttfts: [] };
+      groups.set(g, group);
+    }
+    group.requests++;
+    group.errors += error;
+    group.tokens += tokens;
+    group.nano += nano;
+    if (Math.abs(group.nano) >= SMALL_NANO) {
+      group.bigNano += BigInt(group.nano);
+      group.nano = 0;
+    }
+    if (bigNano !== null) group.bigNano += BigInt(bigNano);
+    group.belowNano += below;
+    group.latencies.push(Math.round(latency));
+    if (ttft !== null) group.ttfts.push(ttft);
+    return groups;
+  };
+  db.aggregate(FOLD_FUNCTION, { start: () => into, step: step as unknown as (total: unknown, next: unknown) => unknown, result: () => null });
+
+  return (filter, by, limit) => {
+    const where = logWhere(filter, () => '?');
+    const fold = (range: LogFilter, ordered?: number) => {
+      const cut = logWhere(range, () => '?');
+      if (ordered === undefined) db.prepare(foldStatementSql(by, cut.sql)).get(...cut.params);
+      else db.prepare(foldStatementSql(by, `WHERE id IN (${newestRows('id', cut.sql, '?')})`)).get(...cut.params, ordered);
+    };
+    into = new Map();
+    let truncated = false;
+    if (limit <= 0) {
+      truncated = db.prepare(`SELECT 1 FROM call_logs ${where.sql} LIMIT 1`).get(...where.params) !== undefined;
+    } else {
+      // The time of the limit-th call, and whether a call comes after it.
+      const edge = db.prepare(`SELECT created_at FROM call_logs ${where.sql} ORDER BY created_at DESC LIMIT 2 OFFSET ?`)
+        .pluck().all(...where.params, limit - 1) as number[];
+      if (edge.length === 0) fold(filter);
+      else {
+        const at = edge[0]!;
+        truncated = edge.length > 1;
+        // One lower bound, not the filter's and `> at` beside it: SQLite walks the index from the
+        // one it picks, which may be the start of the month.
+        fold({ ...filter, start_time: at + 1 });
+        let read = 0;
+        for (const group of into.values()) read += group.requests;
+        fold({ ...filter, start_time: at, end_time: at }, limit - read);
+      }
+    }
+    const groups = [...into].map(([id, group]) => asGroupStats(by, id, group, by === 'key' ? keyNameOf(db, where, id) : null));
+    into = new Map();
+    return { groups, truncated };
+  };
+}
+
+/** The name on the key's newest call of the range. */
+function keyNameOf(db: Database.Database, where: WhereClause, id: string): unknown {
+  return db.prepare(`SELECT ${keyNameColumn('key', where.sql)} FROM (SELECT ? AS g) grouped`).pluck().get(...where.params, id);
+}
+
+function asGroupStats(by: LogGroupBy, id: string, group: GroupFold, name: unknown): LogGroupStats {
+  const latency = Float64Array.from(group.latencies).sort();
+  const ttft = Float64Array.from(group.ttfts).sort();
   return {
     id,
-    name: keyName(by, id, r.name),
-    request_count: Number(r.request_count),
-    error_count: Number(r.error_count),
-    total_tokens: Number(r.total_tokens),
-    billed_cost: fromScaled(BigInt(r.cost_nano as bigint) * 1000n + BigInt(r.cost_below_nano as bigint)),
+    name: keyName(by, id, name),
+    request_count: group.requests,
+    error_count: group.errors,
+    total_tokens: group.tokens,
+    billed_cost: fromScaled((group.bigNano + BigInt(group.nano)) * 1000n + BigInt(group.belowNano)),
     ttft_p50: percentile(ttft, 0.5),
     ttft_p95: percentile(ttft, 0.95),
     latency_p50: percentile(latency, 0.5),

@@ -123,6 +123,17 @@ export function describeBreakdown(name: string, open: () => Promise<StoreHandle>
       expect(await answers()).toEqual(beside);
     });
 
+    it('sums costs of millions exactly, past what a double holds in nano units', async () => {
+      // 2^52 nano units are ~4.5 million: the first three sum past 2^53 to an odd count of nano
+      // units (no double holds it), the last is past 2^52 alone.
+      const at = T0 - 60_000;
+      const costs = [['3000000.000000001001', '0.000000000002'], ['3010000.100000001', '0'], ['2999999.000000001', '0'], ['5000000.5', '4000000.25']];
+      await store.insertBatch(costs.map(([input_cost, output_cost], i) =>
+        makeRecord({ id: `big${i}`, created_at: at + i, model: 'big', billed: true, input_cost, output_cost })));
+      const { groups } = await store.breakdown({ start_time: at, end_time: at + 10 }, 'model', 10);
+      expect(groups.map((g) => [g.id, g.request_count, fromScaled(toScaled(g.billed_cost))])).toEqual([['big', 4, '18009999.850000003003']]);
+    });
+
     it('says truncated only when more calls match than it read', async () => {
       expect((await store.breakdown({}, 'model', 120)).truncated).toBe(false);
       expect((await store.breakdown({}, 'model', 119)).truncated).toBe(true);

@@ -10,7 +10,7 @@ import { describeLogStore } from './store.suite.ts';
 import { describeListContract } from './list.suite.ts';
 import { describeBodies } from './bodies.suite.ts';
 import { logWhere } from './filter-sql.ts';
-import { sqliteBreakdownParams, sqliteBreakdownSql } from './breakdown-sqlite.ts';
+import { foldStatementSql, sqliteBreakdownOf } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
 import type { LogGroupBy, LogStore } from './types.ts';
 
@@ -211,33 +211,38 @@ describe('sqlite log store setup', () => {
 });
 
 describe('sqlite query plans', () => {
-  it("reads one key's or one account's calls from the covering index alone, in order", async () => {
+  it("reads one key's or one account's calls from the covering index alone, and sorts nothing", async () => {
     const dir = tempDir();
     const file = join(dir, 'gateway.db');
     const migrated = createSqliteLogStore({ file });
     await migrated.migrate();
     await migrated.close();
     const db = new Database(file, { readonly: true });
+    sqliteBreakdownOf(db);
     try {
-      const plan = (filter: Parameters<typeof logWhere>[0], by: LogGroupBy = 'model') => {
-        const where = logWhere(filter, () => '?');
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sqliteBreakdownSql(by, where.sql)}`).all(...sqliteBreakdownParams(by, where.params, 10)) as { detail: string }[];
-        return rows.map((r) => r.detail).join('\n');
-      };
-      const month = { start_time: 0, end_time: 1e13 };
-      // Covering: every folded column comes from the index (no lookup into call_logs) in the
-      // list's order (no sort before the fold), whichever dimension.
+      const plan = (sql: string, params: unknown[]) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n');
+      // The calls newer than the limit-th's time, as the breakdown folds them.
+      const newer = { start_time: 1_000, end_time: 1e13 };
+      const everything = { start_time: 0, end_time: 1e13 };
       for (const by of ['model', 'provider', 'key', 'account', 'group'] as const) {
         const scopes = [
-          [{ ...month, account_id: 'a', api_key_id: 'k' }, 'call_logs_key_breakdown'],
-          [{ ...month, api_key_id: 'k' }, 'call_logs_key_breakdown'],
-          [{ ...month, account_id: 'a' }, 'call_logs_account_breakdown'],
+          [{ account_id: 'a', api_key_id: 'k' }, 'call_logs_key_breakdown', 'api_key_id'],
+          [{ api_key_id: 'k' }, 'call_logs_key_breakdown', 'api_key_id'],
+          [{ account_id: 'a' }, 'call_logs_account_breakdown', 'account_id'],
         ] as const;
-        for (const [filter, index] of scopes) {
-          expect(plan(filter, by)).toContain(`SEARCH call_logs USING COVERING INDEX ${index} (`);
-          expect(plan(filter, by)).not.toContain('ORDER BY');
+        for (const [scope, index, column] of scopes) {
+          const fold = logWhere({ ...newer, ...scope }, () => '?');
+          expect(plan(foldStatementSql(by, fold.sql), fold.params)).toBe(`SEARCH call_logs USING COVERING INDEX ${index} (${column}=? AND created_at>? AND created_at<?)`);
+          const edge = logWhere({ ...everything, ...scope }, () => '?');
+          const probe = plan(`SELECT created_at FROM call_logs ${edge.sql} ORDER BY created_at DESC LIMIT 2 OFFSET ?`, [...edge.params, 9]);
+          expect(probe).toContain(`USING COVERING INDEX ${index}`);
+          expect(probe).not.toContain('TEMP B-TREE');
         }
       }
+      // Over all accounts, the range walks the time index: no sort either.
+      const all = logWhere(newer, () => '?');
+      expect(plan(foldStatementSql('group', all.sql), all.params)).toBe('SEARCH call_logs USING INDEX call_logs_created (created_at>? AND created_at<?)');
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

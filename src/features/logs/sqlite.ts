@@ -17,8 +17,7 @@ import { bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
 import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { foldSqlite, sqliteBreakdownParams, sqliteBreakdownSql } from './breakdown-sqlite.ts';
-import { rowBeyond } from './breakdown-sql.ts';
+import { sqliteBreakdownOf } from './breakdown-sqlite.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { plainPage, sqliteCountSource } from './sqlite-counts.ts';
 import { countDeltas, type CountDelta } from './count-deltas.ts';
@@ -63,6 +62,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
   let stmts: ReturnType<typeof prepare> | undefined;
   const ready = () => (stmts ??= prepare(db));
+  const breakdown = sqliteBreakdownOf(db);
 
   return {
     kind: 'sqlite',
@@ -129,13 +129,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
-      const where = logWhere(filter, () => '?');
-      const params = sqliteBreakdownParams(by, where.params, limit);
-      const rows = db.prepare(sqliteBreakdownSql(by, where.sql)).safeIntegers(true).all(...params);
-      const groups = (rows as Record<string, unknown>[]).map((r) => foldSqlite(by, r));
-      const read = groups.reduce((n, g) => n + g.request_count, 0);
-      const truncated = read >= limit && db.prepare(rowBeyond(where.sql, '?')).get(...where.params, limit) !== undefined;
-      return { groups, truncated };
+      return db.transaction(() => breakdown(filter, by, limit))();
     },
 
     async deleteOlderThan(ms: number) {

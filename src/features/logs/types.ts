@@ -232,6 +232,12 @@ export interface LogGroupStats {
   latency_p95: number | null;
 }
 
+/** The groups of the newest `limit` calls, and whether more calls matched than were folded. */
+export interface LogBreakdown {
+  groups: LogGroupStats[];
+  truncated: boolean;
+}
+
 export interface LogStore {
   /** `sqlite` or `postgres`, for the status page. */
   readonly kind: 'sqlite' | 'postgres';
@@ -249,7 +255,7 @@ export interface LogStore {
    * The newest `limit` calls matching `filter` (the list's order), grouped by `by`, in one query;
    * `truncated` when more calls match.
    */
-  breakdown(filter: LogFilter, by: LogGroupBy, limit: number): Promise<{ groups: LogGroupStats[]; truncated: boolean }>;
+  breakdown(filter: LogFilter, by: LogGroupBy, limit: number): Promise<LogBreakdown>;
   /** Deletes log rows created before `ms` (rollups stay, so statistics keep their history). */
   deleteOlderThan(ms: number): Promise<number>;
   /** Rollup sums over buckets starting in [fromMs, toMs), ordered by bucket, hour or model. */
