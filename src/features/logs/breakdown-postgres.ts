@@ -5,7 +5,7 @@
  * planner can hash the 50,000 rows into their groups instead of sorting them (a sort that spilled
  * to disk at the default work_mem): ~150 to ~90 ms over all accounts at 1M rows here (bench/README.md).
  */
-import { foldColumns, keyName, keyNameColumn, newestRows, percentile, sortedNumbers } from './breakdown-sql.ts';
+import { groupColumn, keyName, keyNameColumn, newestRows, percentile } from './breakdown-sql.ts';
 import { addDecimal } from '../../kernel/decimal.ts';
 import type { LogGroupBy, LogGroupStats } from './types.ts';
 
@@ -24,9 +24,44 @@ export function middleCallSql(where: string, offsetPlaceholder: string): string 
   return `SELECT created_at, id FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${offsetPlaceholder}`;
 }
 
-/** Adds group `b`'s cost into `a`'s (NUMERIC text). */
-export function addPostgresCost(a: Record<string, unknown>, b: Record<string, unknown>): void {
-  a.billed_cost = addDecimal(String(a.billed_cost), String(b.billed_cost));
+/** The columns the fold reads from each row (`g` the group). */
+function foldColumns(by: LogGroupBy): string {
+  return `${groupColumn(by)} AS g, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
+}
+
+/** Whether more than `offset` rows match: one row past it, in no order. */
+export function rowBeyond(where: string, offsetPlaceholder: string): string {
+  return `SELECT 1 AS x FROM call_logs ${where} LIMIT 1 OFFSET ${offsetPlaceholder}`;
+}
+
+/** A group's comma list of numbers (string_agg), sorted. */
+function sortedNumbers(list: unknown, each: (x: number) => number): Float64Array {
+  if (list == null) return new Float64Array(0);
+  const parts = String(list).split(',');
+  const values = new Float64Array(parts.length);
+  for (let i = 0; i < parts.length; i++) values[i] = each(Number(parts[i]));
+  return values.sort();
+}
+
+/** Result rows of two folds over disjoint calls as the rows of one fold over them all. */
+export function mergeFoldRows(a: Record<string, unknown>[], b: Record<string, unknown>[]): Record<string, unknown>[] {
+  const byGroup = new Map<unknown, Record<string, unknown>>();
+  for (const r of a) byGroup.set(r.g, { ...r });
+  const joined = (x: unknown, y: unknown) => (x == null ? y : y == null ? x : `${x},${y}`);
+  for (const r of b) {
+    const m = byGroup.get(r.g);
+    if (!m) {
+      byGroup.set(r.g, { ...r });
+      continue;
+    }
+    m.request_count = Number(m.request_count) + Number(r.request_count);
+    m.error_count = Number(m.error_count) + Number(r.error_count);
+    m.total_tokens = Number(m.total_tokens) + Number(r.total_tokens);
+    m.billed_cost = addDecimal(String(m.billed_cost), String(r.billed_cost));
+    m.latencies = joined(m.latencies, r.latencies);
+    m.ttfts = joined(m.ttfts, r.ttfts);
+  }
+  return [...byGroup.values()];
 }
 
 /** One result row as a group. */

@@ -28,11 +28,6 @@ export function newestRows(columns: string, where: string, limitPlaceholder: str
   return `SELECT ${columns} FROM call_logs ${where} ORDER BY created_at DESC, id DESC LIMIT ${limitPlaceholder}`;
 }
 
-/** The columns both stores read from each row (`g` the group). */
-export function foldColumns(by: LogGroupBy): string {
-  return `${groupColumn(by)} AS g, status, request_tokens + response_tokens AS tokens, latency_ms, ttft_ms`;
-}
-
 /**
  * `name` for `key`, over the groups as `grouped`: the name on the key's newest call of the range,
  * one probe of the key's index (which holds the name) per group. That call is among the newest
@@ -44,11 +39,6 @@ export function keyNameColumn(by: LogGroupBy, where: string): string {
     ORDER BY created_at DESC, id DESC LIMIT 1) AS name`;
 }
 
-/** Whether more than `offset` rows match: one row past it, in no order. */
-export function rowBeyond(where: string, offsetPlaceholder: string): string {
-  return `SELECT 1 AS x FROM call_logs ${where} LIMIT 1 OFFSET ${offsetPlaceholder}`;
-}
-
 /** The value at rank ⌈p·n⌉ of the sorted values (nearest rank, as PostgreSQL's percentile_disc). */
 export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   if (sorted.length === 0) return null;
@@ -58,41 +48,4 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
 /** The key's name as the list shows it: the id when the stored name is empty. */
 export function keyName(by: LogGroupBy, id: string, name: unknown): string {
   return by === 'key' ? String(name ?? '') || id : id;
-}
-
-/** A group's comma list of numbers (SQLite's group_concat, PostgreSQL's string_agg), sorted. */
-export function sortedNumbers(list: unknown, each: (x: number) => number): Float64Array {
-  if (list == null) return new Float64Array(0);
-  const parts = String(list).split(',');
-  const values = new Float64Array(parts.length);
-  for (let i = 0; i < parts.length; i++) values[i] = each(Number(parts[i]));
-  return values.sort();
-}
-
-/**
- * Result rows of two folds over disjoint calls as the rows of one fold over them all; `addCosts`
- * adds a group's cost columns, which each store sums its own way.
- */
-export function mergeFoldRows(
-  a: Record<string, unknown>[],
-  b: Record<string, unknown>[],
-  addCosts: (into: Record<string, unknown>, from: Record<string, unknown>) => void,
-): Record<string, unknown>[] {
-  const byGroup = new Map<unknown, Record<string, unknown>>();
-  for (const r of a) byGroup.set(r.g, { ...r });
-  const joined = (x: unknown, y: unknown) => (x == null ? y : y == null ? x : `${x},${y}`);
-  for (const r of b) {
-    const m = byGroup.get(r.g);
-    if (!m) {
-      byGroup.set(r.g, { ...r });
-      continue;
-    }
-    m.request_count = Number(m.request_count) + Number(r.request_count);
-    m.error_count = Number(m.error_count) + Number(r.error_count);
-    m.total_tokens = Number(m.total_tokens) + Number(r.total_tokens);
-    addCosts(m, r);
-    m.latencies = joined(m.latencies, r.latencies);
-    m.ttfts = joined(m.ttfts, r.ttfts);
-  }
-  return [...byGroup.values()];
 }

@@ -15,8 +15,7 @@ import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { mergeFoldRows, rowBeyond } from './breakdown-sql.ts';
-import { addPostgresCost, foldPostgres, middleCallSql, postgresBreakdownSql } from './breakdown-postgres.ts';
+import { foldPostgres, mergeFoldRows, middleCallSql, postgresBreakdownSql, rowBeyond } from './breakdown-postgres.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { inSnapshot, plainPage, postgresCountSource } from './postgres-counts.ts';
 
@@ -217,7 +216,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
           // call written since then may count, which is true by the time the answer leaves).
           pool.query(rowBeyond(where.sql, at(1)), [...where.params, limit]),
         ]);
-        return answer(mergeFoldRows(newest.rows, rest.rows, addPostgresCost), beyond.rows);
+        return answer(mergeFoldRows(newest.rows, rest.rows), beyond.rows);
       }).finally(() => {
         splitting = false;
       });
