@@ -42,15 +42,14 @@ interface GroupFold {
 }
 
 const FOLD_FUNCTION = 'gateway_breakdown_fold';
-/** Below this a call's nano cost passes as a number, exactly; above it as text. */
+/** Below this a call's nano cost passes as a number, exactly; from it on as text. */
 const SMALL_NANO = 2 ** 52;
 
 /** The fold's arguments for each call (the group's value first). */
 function foldArguments(by: LogGroupBy): string {
   const nano = 'input_cost_nano + output_cost_nano';
   return `${groupColumn(by)}, status = 'error', request_tokens + response_tokens, latency_ms, ttft_ms,
-    CASE WHEN billed AND abs(${nano}) < ${SMALL_NANO} THEN ${nano} ELSE 0 END,
-    CASE WHEN billed AND abs(${nano}) >= ${SMALL_NANO} THEN CAST(${nano} AS TEXT) END,
+    CASE WHEN NOT billed THEN 0 WHEN abs(${nano}) < ${SMALL_NANO} THEN ${nano} ELSE CAST(${nano} AS TEXT) END,
     CASE WHEN billed THEN ${belowNano('input_cost')} + ${belowNano('output_cost')} ELSE 0 END`;
 }
 
@@ -72,7 +71,7 @@ export function foldStatementSql(by: LogGroupBy, where: string): string {
 export function sqliteBreakdownOf(db: Database.Database): (filter: LogFilter, by: LogGroupBy, limit: number) => LogBreakdown {
   let into = new Map<string, GroupFold>();
   // The typings allow one argument after the accumulator; SQLite passes each of foldArguments'.
-  const step = (groups: Map<string, GroupFold>, g: string, error: number, tokens: number, latency: number, ttft: number | null, nano: number, bigNano: string | null, below: number) => {
+  const step = (groups: Map<string, GroupFold>, g: string, error: number, tokens: number, latency: number, ttft: number | null, nano: number | string, below: number) => {
     let group = groups.get(g);
     if (group === undefined) {
       group = { requests: 0, errors: 0, tokens: 0, nano: 0, bigNano: 0n, belowNano: 0, latencies: [], ttfts: [] };
@@ -81,12 +80,14 @@ export function sqliteBreakdownOf(db: Database.Database): (filter: LogFilter, by
     group.requests++;
     group.errors += error;
     group.tokens += tokens;
-    group.nano += nano;
-    if (Math.abs(group.nano) >= SMALL_NANO) {
-      group.bigNano += BigInt(group.nano);
-      group.nano = 0;
+    if (typeof nano === 'string') group.bigNano += BigInt(nano);
+    else {
+      group.nano += nano;
+      if (Math.abs(group.nano) >= SMALL_NANO) {
+        group.bigNano += BigInt(group.nano);
+        group.nano = 0;
+      }
     }
-    if (bigNano !== null) group.bigNano += BigInt(bigNano);
     group.belowNano += below;
     group.latencies.push(Math.round(latency));
     if (ttft !== null) group.ttfts.push(ttft);
