@@ -5,7 +5,7 @@
  * instead cost an OFFSET scan and a full COUNT(*) per page, 6–20 s at 1M rows (bench/README.md,
  * issue 37).
  */
-import type { LogGroupBy } from './types.ts';
+import type { LogFilter, LogGroupBy } from './types.ts';
 
 /** The group's column; '' for calls without a provider or group, as the list shows them. */
 export function groupColumn(by: LogGroupBy): string {
@@ -22,6 +22,29 @@ export function groupColumn(by: LogGroupBy): string {
       return "COALESCE(group_id, '')";
   }
 }
+
+/**
+ * The times of the calls from rank `offset + 1` on, newest first: an index walk that reads no
+ * row. With `offset` = limit - 1 and two rows, the first is the time of the limit-th call and the
+ * second says whether more calls match.
+ *
+ * The newest `limit` calls are then every call newer than that time and the newest of the calls
+ * at that very time: the first a plain range, which both stores fold without the list's order
+ * (id is in no time index: ordering by it cost a lookup of every row and a sort of each
+ * millisecond's calls, bench/README.md, issue 37).
+ */
+export function timesFrom(where: string, offsetPlaceholder: string, count: number): string {
+  return `SELECT created_at FROM call_logs ${where} ORDER BY created_at DESC LIMIT ${count} OFFSET ${offsetPlaceholder}`;
+}
+
+/**
+ * The calls of `filter` from `from` on. The filter's own lower bound moves, rather than a second
+ * one joining it: given both, SQLite walked the index from the one it picked, the month's start.
+ */
+export const callsFrom = (filter: LogFilter, from: number): LogFilter => ({ ...filter, start_time: from });
+
+/** The calls of `filter` at the millisecond `at`. */
+export const callsAt = (filter: LogFilter, at: number): LogFilter => ({ ...filter, start_time: at, end_time: at });
 
 /** `columns` of the newest `limit` rows that `where` matches, in the list's order. */
 export function newestRows(columns: string, where: string, limitPlaceholder: string): string {

@@ -9,7 +9,7 @@
  */
 import { fromScaled } from '../../kernel/decimal.ts';
 import type Database from 'better-sqlite3';
-import { groupColumn, keyName, keyNameColumn, newestRows, percentile } from './breakdown-sql.ts';
+import { callsAt, callsFrom, groupColumn, keyName, keyNameColumn, newestRows, percentile, timesFrom } from './breakdown-sql.ts';
 import { logWhere, type WhereClause } from './filter-sql.ts';
 import type { LogBreakdown, LogFilter, LogGroupBy, LogGroupStats } from './types.ts';
 
@@ -60,13 +60,10 @@ export function foldStatementSql(by: LogGroupBy, where: string): string {
 
 /**
  * The breakdown of `db`'s call log: registers the fold on the connection. Run each call inside
- * one read transaction, so that its statements see one state of the log.
- *
- * The newest `limit` calls are every call newer than the time of the limit-th (an index walk of
- * `limit` entries that reads no row) and the newest of the calls at that very time. Reading them
- * in the list's order instead (ORDER BY created_at DESC, id DESC LIMIT) made SQLite look up every
- * row for its id and pass it through a co-routine, then sort it again for GROUP BY: over 50,000
- * calls ~170 against ~100 ms here (bench/README.md, issue 37).
+ * one read transaction, so that its statements see one state of the log. The newest `limit`
+ * calls are read as breakdown-sql.ts's `timesFrom` says: through the list's order instead, with
+ * `GROUP BY` sorting the rows by group, ~170 against ~100 ms over 50,000 calls here
+ * (bench/README.md, issue 37).
  */
 export function sqliteBreakdownOf(db: Database.Database): (filter: LogFilter, by: LogGroupBy, limit: number) => LogBreakdown {
   let into = new Map<string, GroupFold>();
@@ -107,19 +104,15 @@ export function sqliteBreakdownOf(db: Database.Database): (filter: LogFilter, by
     if (limit <= 0) {
       truncated = db.prepare(`SELECT 1 FROM call_logs ${where.sql} LIMIT 1`).get(...where.params) !== undefined;
     } else {
-      // The time of the limit-th call, and whether a call comes after it.
-      const edge = db.prepare(`SELECT created_at FROM call_logs ${where.sql} ORDER BY created_at DESC LIMIT 2 OFFSET ?`)
-        .pluck().all(...where.params, limit - 1) as number[];
+      const edge = db.prepare(timesFrom(where.sql, '?', 2)).pluck().all(...where.params, limit - 1) as number[];
       if (edge.length === 0) fold(filter);
       else {
         const at = edge[0]!;
         truncated = edge.length > 1;
-        // One lower bound, not the filter's and `> at` beside it: SQLite walks the index from the
-        // one it picks, which may be the start of the month.
-        fold({ ...filter, start_time: at + 1 });
+        fold(callsFrom(filter, at + 1));
         let read = 0;
         for (const group of into.values()) read += group.requests;
-        fold({ ...filter, start_time: at, end_time: at }, limit - read);
+        fold(callsAt(filter, at), limit - read);
       }
     }
     const groups = [...into].map(([id, group]) => asGroupStats(by, id, group, by === 'key' ? keyNameOf(db, where, id) : null));

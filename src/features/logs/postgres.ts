@@ -15,7 +15,7 @@ import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { foldPostgres, mergeFoldRows, middleCallSql, postgresBreakdownSql, rowBeyond } from './breakdown-postgres.ts';
+import { foldNewest, type SnapshotQuery } from './breakdown-postgres.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { inSnapshot, plainPage, postgresCountSource } from './postgres-counts.ts';
 
@@ -99,10 +99,11 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     let failure: unknown;
     try {
       const first = await begin();
-      const { rows } = await first.query('SELECT pg_export_snapshot() AS id');
-      const snapshot = String(rows[0].id);
-      if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
       return await work(first, async () => {
+        // The transaction's one snapshot (REPEATABLE READ), whenever it is exported.
+        const { rows } = await first.query('SELECT pg_export_snapshot() AS id');
+        const snapshot = String(rows[0].id);
+        if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
         const second = await begin();
         await second.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
         return second;
@@ -176,49 +177,15 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
     },
 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
-      const where = logWhere(filter, (i) => `$${i}`, { statistics: true });
-      const at = (k: number) => `$${where.params.length + k}`;
-      const foldSql = (whereSql: string) => postgresBreakdownSql(by, whereSql, at(1));
-      const answer = (rows: Record<string, unknown>[], beyond: unknown[]) => {
-        const groups = rows.map((r) => foldPostgres(by, r));
-        const read = groups.reduce((n, g) => n + g.request_count, 0);
-        return { groups, truncated: read >= limit && beyond.length > 0 };
-      };
-      // The newest `limit` calls are folded in two halves on two connections at once (one
-      // backend folds ~50,000 rows in ~90 ms here, two halves side by side in ~60, bench/README.md),
-      // both in one snapshot, so that the halves meet exactly at the middle call in the list's
-      // order whatever is written meanwhile. One split at a time: it holds a connection while it
-      // waits for its second, and several doing so could hold the whole pool waiting; the others
-      // fold in one statement meanwhile (the check whether more calls match beside it).
-      if (splitting || limit < 2) {
-        const [{ rows }, beyond] = await Promise.all([
-          pool.query(foldSql(where.sql), [...where.params, limit]),
-          pool.query(rowBeyond(where.sql, at(1)), [...where.params, limit]),
-        ]);
-        return answer(rows, beyond.rows);
-      }
-      splitting = true;
-      const half = Math.ceil(limit / 2);
-      return withSharedSnapshot(async (first, second) => {
-        const middle = await first.query(middleCallSql(where.sql, at(1)), [...where.params, half - 1]);
-        if (middle.rows.length === 0) {
-          const { rows } = await first.query(foldSql(where.sql), [...where.params, limit]);
-          return answer(rows, []);
-        }
-        const and = where.sql ? `${where.sql} AND` : 'WHERE';
-        const bound = [middle.rows[0].created_at, middle.rows[0].id];
-        const older = `${and} (created_at, id) < (${at(2)}, ${at(3)})`;
-        const other = await second();
-        const [newest, rest, beyond] = await Promise.all([
-          first.query(foldSql(`${and} (created_at, id) >= (${at(2)}, ${at(3)})`), [...where.params, half, ...bound]),
-          other.query(foldSql(older), [...where.params, limit - half, ...bound]),
-          // Whether more calls match than the answer reads: on a third connection, beside (a
-          // call written since then may count, which is true by the time the answer leaves).
-          pool.query(rowBeyond(where.sql, at(1)), [...where.params, limit]),
-        ]);
-        return answer(mergeFoldRows(newest.rows, rest.rows), beyond.rows);
+      // One split at a time: it holds a connection while it waits for its second, and several
+      // doing so could hold the whole pool waiting; the others fold on one connection meanwhile.
+      const split = !splitting;
+      if (split) splitting = true;
+      return withSharedSnapshot((first, second) => {
+        const query = (client: pg.PoolClient): SnapshotQuery => (text, values) => client.query(text, values);
+        return foldNewest(by, filter, limit, query(first), split ? async () => query(await second()) : undefined);
       }).finally(() => {
-        splitting = false;
+        if (split) splitting = false;
       });
     },
 
