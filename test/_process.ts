@@ -7,14 +7,26 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port nothing listens on now, for a server started later. It comes from below the ephemeral
+ * range (Linux: 32768 and up): a port the kernel picked there can meanwhile become the local end
+ * of any outgoing connection, of this or a parallel test file, and the server's listen then fails
+ * with EADDRINUSE (seen in CI: an OAuth gateway on 38081). Ports below it are only taken on purpose.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (await listens(port)) return port;
+  }
+  throw new Error('no free port below the ephemeral range after 50 tries');
+}
+
+/** Whether a server can listen on `port` of 127.0.0.1 (it is closed again at once). */
+function listens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
