@@ -3,7 +3,6 @@
  * with the mock upstream's address in the environment.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
@@ -12,6 +11,7 @@ import { createLogger } from '../src/kernel/logger.ts';
 import type { Logger } from '../src/pipeline/types.ts';
 import { startGateway, type Started } from '../src/server.ts';
 import { startMockUpstream, type MockUpstream } from './mock-upstream/server.ts';
+import { freePort } from './_process.ts';
 
 export const DEMO_KEY = 'sk-bf-test-user-0000000000000000000000000000';
 export const MASTER_KEY = 'sk-bf-master-test-key-5f0c9a7e2b4d81c3';
@@ -58,14 +58,11 @@ export function client(gateway: { url: string }, apiKey = DEMO_KEY, options: Par
 
 export { startMockUpstream, type MockUpstream };
 
-/** A port nothing listens on (bound, then released): an upstream that refuses connections. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/**
+ * A port nothing listens on: an upstream that refuses connections. From below the ephemeral range
+ * (see freePort), where no server started with port 0 by a parallel test can land on it.
+ */
+export const closedPort = freePort;
 
 /** A logger that keeps what it is told, for tests that check what the gateway logs. */
 export function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {
