@@ -7,6 +7,7 @@
  */
 import { callsAt, callsFrom, groupColumn, keyName, keyNameColumn, newestRows, percentile, timesFrom } from './breakdown-sql.ts';
 import { addDecimal } from '../../kernel/decimal.ts';
+import type pg from 'pg';
 import { logWhere } from './filter-sql.ts';
 import type { LogBreakdown, LogFilter, LogGroupBy, LogGroupStats } from './types.ts';
 
@@ -24,29 +25,26 @@ export function postgresBreakdownSql(by: LogGroupBy, where: string, limitPlaceho
     ) grouped`;
 }
 
-/** A query on one connection of the breakdown's snapshot. */
-export type SnapshotQuery = (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
-
 /**
  * The newest `limit` calls of `filter` folded (see breakdown-sql.ts's `timesFrom`), every
- * statement through `first`, or, given `second` (a second connection of the same snapshot), in
+ * statement on `first`, or, given `second` (a second connection of the same snapshot), in
  * two halves side by side: one backend folds ~50,000 calls in ~60–90 ms here, two halves in about
  * half that (bench/README.md). Each half is a time range; the key's name comes from the range a
  * group is read in, which holds the key's newest call whenever the newer ranges hold none.
  */
-export async function foldNewest(by: LogGroupBy, filter: LogFilter, limit: number, first: SnapshotQuery, second?: () => Promise<SnapshotQuery>): Promise<LogBreakdown> {
+export async function foldNewest(by: LogGroupBy, filter: LogFilter, limit: number, first: pg.PoolClient, second?: () => Promise<pg.PoolClient>): Promise<LogBreakdown> {
   const where = postgresWhere(filter);
-  const fold = (query: SnapshotQuery, range: LogFilter, newest?: number) => {
+  const fold = async (client: pg.PoolClient, range: LogFilter, newest?: number) => {
     const cut = postgresWhere(range);
-    if (newest === undefined) return query(postgresBreakdownSql(by, cut.sql), cut.params).then((r) => r.rows);
-    return query(postgresBreakdownSql(by, cut.sql, `$${cut.params.length + 1}`), [...cut.params, newest]).then((r) => r.rows);
+    if (newest === undefined) return (await client.query(postgresBreakdownSql(by, cut.sql), cut.params)).rows;
+    return (await client.query(postgresBreakdownSql(by, cut.sql, `$${cut.params.length + 1}`), [...cut.params, newest])).rows;
   };
-  const timeAt = (query: SnapshotQuery, offset: number, count: number) =>
-    query(timesFrom(where.sql, `$${where.params.length + 1}`, count), [...where.params, offset]).then((r) => r.rows.map((row) => Number(row.created_at)));
+  const timeAt = async (client: pg.PoolClient, offset: number, count: number) =>
+    (await client.query(timesFrom(where.sql, `$${where.params.length + 1}`, count), [...where.params, offset])).rows.map((row) => Number(row.created_at));
   const answer = (rows: Record<string, unknown>[], truncated: boolean): LogBreakdown => ({ groups: rows.map((r) => foldPostgres(by, r)), truncated });
 
   if (limit <= 0) {
-    const { rows } = await first(`SELECT 1 FROM call_logs ${where.sql} LIMIT 1`, where.params);
+    const { rows } = await first.query(`SELECT 1 FROM call_logs ${where.sql} LIMIT 1`, where.params);
     return { groups: [], truncated: rows.length > 0 };
   }
   const other = second && limit >= 2 ? await second() : undefined;

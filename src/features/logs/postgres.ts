@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { postgresMigrations } from './migrations-postgres.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
@@ -15,7 +15,7 @@ import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
 import { BUCKET_MS, rollupTable } from './types.ts';
 import type { LogFilter, LogGroupBy, LogRecord, LogStore, RollupFilter, RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
-import { foldNewest, type SnapshotQuery } from './breakdown-postgres.ts';
+import { foldNewest } from './breakdown-postgres.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { inSnapshot, plainPage, postgresCountSource } from './postgres-counts.ts';
 
@@ -181,10 +181,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
       // doing so could hold the whole pool waiting; the others fold on one connection meanwhile.
       const split = !splitting;
       if (split) splitting = true;
-      return withSharedSnapshot((first, second) => {
-        const query = (client: pg.PoolClient): SnapshotQuery => (text, values) => client.query(text, values);
-        return foldNewest(by, filter, limit, query(first), split ? async () => query(await second()) : undefined);
-      }).finally(() => {
+      return withSharedSnapshot((first, second) => foldNewest(by, filter, limit, first, split ? second : undefined)).finally(() => {
         if (split) splitting = false;
       });
     },

@@ -12,7 +12,7 @@ import { describeBodies } from './bodies.suite.ts';
 import { logWhere } from './filter-sql.ts';
 import { foldStatementSql, sqliteBreakdownOf } from './breakdown-sqlite.ts';
 import { makeRecord } from './test-records.ts';
-import type { LogGroupBy, LogStore } from './types.ts';
+import type { LogStore } from './types.ts';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gw-logs-'));

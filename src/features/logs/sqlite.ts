@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { openSqliteFile } from '../../store/sqlite-file.ts';
 import { fromScaled, toNano } from '../../kernel/decimal.ts';
-import { logWhere, pageWindow, rollupWhere } from './filter-sql.ts';
+import { pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
