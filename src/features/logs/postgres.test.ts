@@ -217,6 +217,38 @@ describe('postgres log store specifics', () => {
     }
   });
 
+  it("folds a breakdown's two halves in one snapshot: calls written between their statements are in neither", async () => {
+    const h = await openStore();
+    const writer = await createLogStore({ dataDir: '/nonexistent', databaseUrl: url, pgSchema: h.schema });
+    const T0 = Date.parse('2024-05-01T00:00:00Z');
+    const call = (i: number) => makeRecord({ id: `c${String(i).padStart(4, '0')}`, created_at: T0 + i * 1000, model: `m${i % 3}`, latency_ms: 100 + i });
+    const query = pg.Client.prototype.query;
+    let written = false;
+    try {
+      await h.store.insertBatch(Array.from({ length: 100 }, (_, i) => call(i)));
+      const before = await h.store.breakdown({}, 'model', 60);
+      // Right before the second connection's first statement (the walk to the middle call), newer
+      // calls commit: had it a snapshot of its own, the newer half would start from them.
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        if (!written && typeof args[0] === 'string' && args[0].includes('ORDER BY created_at DESC LIMIT 1 OFFSET')) {
+          written = true;
+          return writer.insertBatch(Array.from({ length: 40 }, (_, i) => call(100 + i))).then(() => (query as (...a: unknown[]) => unknown).apply(this, args));
+        }
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      const during = await h.store.breakdown({}, 'model', 60);
+      pg.Client.prototype.query = query;
+      expect(written).toBe(true);
+      expect(during).toEqual(before);
+      // The calls did land: the next answer reads them.
+      expect((await h.store.breakdown({}, 'model', 60)).groups).not.toEqual(before.groups);
+    } finally {
+      pg.Client.prototype.query = query;
+      await writer.close();
+      await h.cleanup();
+    }
+  });
+
   it('keeps the list counts exact when rows change in place (triggers on update)', async () => {
     const h = await openStore();
     const client = new pg.Client({ connectionString: url });
