@@ -46,6 +46,17 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `read()` once it has not moved for 250 ms (at most 10 s). */
+async function settled(read: () => number): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (let last = read(); ; ) {
+    await sleep(250);
+    const now = read();
+    if (now === last || Date.now() > deadline) return now;
+    last = now;
+  }
+}
+
 it('a client that stops reading holds the upstream back, and one that leaves ends the upstream call', async () => {
   const url = new URL(`${gw.url}/api/v1/chat/completions`);
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a long one' }], stream: true });
@@ -56,20 +67,19 @@ it('a client that stops reading holds the upstream back, and one that leaves end
   response.pause(); // the client stops reading
   expect(first.toString()).toContain('data: ');
 
-  // Whatever the socket buffers on the way hold fills up, then the upstream stops.
-  await sleep(1500);
-  const held = progress.written;
+  // Whatever the socket buffers on the way hold fills up, then the upstream stops (waited for,
+  // not timed: on a loaded machine filling them takes longer), and stays stopped.
+  const held = await settled(() => progress.written);
   await sleep(1000);
   expect(progress.written - held).toBeLessThan(1024 * 1024);
   expect(held).toBeLessThan(LIMIT / 4);
 
   // Reading again lets it flow again.
   response.resume();
-  await sleep(500);
-  expect(progress.written).toBeGreaterThan(held + 4 * 1024 * 1024);
+  await expect.poll(() => progress.written, { timeout: 10_000 }).toBeGreaterThan(held + 4 * 1024 * 1024);
 
   // Leaving ends the upstream call.
   response.destroy();
   clientRequest.destroy();
   await expect.poll(() => progress.closed, { timeout: 5000 }).toBe(true);
-}, 20_000);
+}, 40_000);
