@@ -10,7 +10,10 @@
  * samples by the nearest JavaScript frame (what a frame costs with the builtins and C++ it calls),
  * and the runtime calls (`Runtime_*`, `Builtin_*`) by the frame that made them.
  *
- *   npx tsx bench/perf-profile.ts [--stream] [--floor] [--seconds 6] [--top 40]
+ *   npx tsx bench/perf-profile.ts [--stream] [--floor] [--config other.yaml] [--seconds 6] [--top 40]
+ *
+ * --config runs the gateway on another config than bench/gateway.bench.yaml (e.g. a shorter
+ * `pipeline:`, to see what the steps left cost).
  *
  * Needs Linux `perf` (Debian's linux-perf); hardware counters are not needed (cpu-clock).
  */
@@ -31,6 +34,7 @@ const { values } = parseArgs({
   options: {
     stream: { type: 'boolean', default: false },
     floor: { type: 'boolean', default: false },
+    config: { type: 'string' },
     seconds: { type: 'string', default: '6' },
     top: { type: 'string', default: '40' },
   },
@@ -50,7 +54,7 @@ const mock = await startMock();
 try {
   const served = values.floor
     ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
-    : await startBenchGateway({ entry: join(ROOT, 'dist/main.mjs'), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir: dir, nodeArgs: ['--perf-basic-prof'] });
+    : await startBenchGateway({ entry: join(ROOT, 'dist/main.mjs'), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir: dir, nodeArgs: ['--perf-basic-prof'], env: values.config ? { GATEWAY_CONFIG: values.config } : undefined });
   const path = values.floor ? '/v1/chat/completions' : '/api/v1/chat/completions';
   const t = target('profiled', `${served.url}${path}`, { authorization: `Bearer ${BENCH_KEY}` });
   const load = (s: number) => (values.stream ? streamLoad(t, { concurrency: 50, warmupSeconds: 1, seconds: s }) : autocannonRun(t, { connections: 50, seconds: s }));
