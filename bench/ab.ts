@@ -13,6 +13,10 @@
  * With --stream, each round reads streams to their end, 50 at a time (bench/streams.ts): streams
  * per second, CPU per stream, and the p50 of the first byte.
  *
+ * With --keys N, the gateways run the bench config with N keys over N/4 accounts (unless a
+ * variant sets its own GATEWAY_CONFIG) and the load rotates through the keys (bench/multi-key.ts):
+ * what the call log pays per key shows, which the one-key config hides.
+ *
  *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] name=entry[@node-flags][#VAR=value,...] ...
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
  *        npx tsx bench/ab.ts before=dist-before/main.mjs after=dist/main.mjs
@@ -31,16 +35,17 @@ import { BENCH_KEY, target, type Target } from './targets.ts';
 import { autocannonRun } from './throughput.ts';
 import { pacedRun } from './paced.ts';
 import { streamLoad } from './streams.ts';
+import { writeMultiKeyConfig } from './multi-key.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, paced: { type: 'boolean', default: false }, stream: { type: 'boolean', default: false } },
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '8' }, paced: { type: 'boolean', default: false }, stream: { type: 'boolean', default: false }, keys: { type: 'string', default: '1' } },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 if (positionals.length < 1) {
-  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] name=entry[@node-flags][#VAR=value,...] ...');
+  console.error('usage: npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] [--keys N] name=entry[@node-flags][#VAR=value,...] ...');
   process.exit(2);
 }
 
@@ -71,7 +76,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const mock = await startMock();
 const dataDirs: string[] = [];
 const variants: Variant[] = [];
+const keys = Number(values.keys);
 try {
+  const configDir = await mkdtemp(join(tmpdir(), 'gw-ab-config-'));
+  dataDirs.push(configDir);
+  const manyKeys = keys > 1 ? await writeMultiKeyConfig(configDir, keys) : undefined;
   for (const spec of positionals) {
     const { name, entry, nodeArgs, env } = parseVariant(spec);
     const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
@@ -80,11 +89,12 @@ try {
     const child = isFloor
       ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
       : await startBenchGateway({
-          name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs, env,
+          name, entry: resolve(ROOT, entry), mockUrl: `http://127.0.0.1:${mock.port}`, dataDir, nodeArgs,
+          env: manyKeys ? { GATEWAY_CONFIG: manyKeys.file, ...env } : env,
         });
     const t = isFloor
       ? target(name, `${child.url}/v1/chat/completions`, { authorization: 'Bearer bench-upstream-key' })
-      : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` });
+      : target(name, `${child.url}/api/v1/chat/completions`, { authorization: `Bearer ${BENCH_KEY}` }, manyKeys?.headerSets);
     if (values.stream) await streamRound(t); // warm-up
     else await autocannonRun(t, { connections: 64, seconds: 2 }); // warm-up
     variants.push({ name, child, target: t, rps: [], cpu: [], main: [], p50: [], p99: [], busiest: [], mock: [], load: [] });

@@ -12,6 +12,8 @@ declare module 'autocannon' {
     overallRate?: number;
     pipelining?: number;
     timeout?: number;
+    /** Requests each connection sends in turn (then from the first again). */
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
   }
 
   export interface Result {

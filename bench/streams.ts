@@ -54,11 +54,13 @@ export async function streamLoad(target: Target, options: { concurrency: number;
   const firstBytes: number[] = [];
   let completed = 0;
   let failures = 0;
+  let sentCount = 0;
 
   const client = async () => {
     while (performance.now() < windowEnd) {
       const sent = performance.now();
-      const timing = await oneStream(pool, url.pathname, target.headers, body).catch(() => null);
+      const headers = target.headerSets ? target.headerSets[sentCount++ % target.headerSets.length]! : target.headers;
+      const timing = await oneStream(pool, url.pathname, headers, body).catch(() => null);
       const ended = performance.now();
       if (timing === null || !timing.complete) {
         failures++;

@@ -6,6 +6,8 @@ export interface Target {
   /** Full URL of the chat completions endpoint. */
   url: string;
   headers: Record<string, string>;
+  /** Header sets the load rotates through, one request each (e.g. many keys); `headers` when absent. */
+  headerSets?: Array<Record<string, string>>;
 }
 
 /** The bench key of bench/gateway.bench.yaml (publicly known: for the bench only). */
@@ -17,6 +19,7 @@ const messages = [{ role: 'user', content: 'Say hello to the benchmark in a few 
 export const requestBody = (stream: boolean) =>
   JSON.stringify(stream ? { model: 'gpt-4o-mini', messages, stream: true } : { model: 'gpt-4o-mini', messages });
 
-export function target(name: string, url: string, headers: Record<string, string> = {}): Target {
-  return { name, url, headers: { 'content-type': 'application/json', ...headers } };
+export function target(name: string, url: string, headers: Record<string, string> = {}, headerSets?: Array<Record<string, string>>): Target {
+  const base = { 'content-type': 'application/json', ...headers };
+  return { name, url, headers: base, headerSets: headerSets?.map((set) => ({ ...base, ...set })) };
 }

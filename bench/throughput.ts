@@ -23,6 +23,8 @@ export async function autocannonRun(target: Target, options: { connections: numb
     method: 'POST',
     headers: target.headers,
     body: requestBody(false),
+    // Each connection sends these in turn: every key of a many-key target calls.
+    requests: target.headerSets?.map((headers) => ({ method: 'POST', headers, body: requestBody(false) })),
     connections: options.connections,
     duration: options.seconds,
     overallRate: options.overallRate,
