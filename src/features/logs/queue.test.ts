@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogQueue } from './queue.ts';
 import type { DropReason } from './queue.ts';
 import { makeRecord } from './test-records.ts';
@@ -49,6 +49,33 @@ describe('log queue', () => {
     await sleep(80);
     expect(f.batches).toEqual([['log_1']]);
     await q.close();
+  });
+
+  it('a timed write takes what was queued when it began: later records wait for a full batch or their own interval', async () => {
+    vi.useFakeTimers();
+    try {
+      let release!: () => void;
+      const f = fakeStore({ gate: new Promise<void>((r) => (release = r)) });
+      const q = createLogQueue(f.store, { batchSize: 10, flushIntervalMs: 50, max: 100, logger: quiet });
+      for (let i = 0; i < 3; i++) q.enqueue(rec(i));
+      await vi.advanceTimersByTimeAsync(50); // the interval: a write of the three begins (held by the gate)
+      q.enqueue(rec(3));
+      q.enqueue(rec(4));
+      release();
+      await vi.advanceTimersByTimeAsync(0);
+      // Not written straight after: under steady load that made one small batch after another.
+      expect(f.batches).toEqual([['log_0', 'log_1', 'log_2']]);
+      await vi.advanceTimersByTimeAsync(49);
+      expect(f.batches).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(f.batches).toEqual([['log_0', 'log_1', 'log_2'], ['log_3', 'log_4']]);
+      for (let i = 5; i < 15; i++) q.enqueue(rec(i)); // a full batch goes at once
+      await vi.advanceTimersByTimeAsync(0);
+      expect(f.batches.at(-1)).toHaveLength(10);
+      await q.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never holds more than max: bodies go first, then new records are dropped', async () => {
