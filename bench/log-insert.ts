@@ -1,13 +1,13 @@
 /**
  * CPU per row of a log store's `insertBatch` (what the log worker spends per request), on a fresh
- * store: batches of BATCH bench-like rows (request and answer bodies, one attempt, costs), 20 keys
+ * store: batches of BATCH bench-like rows (request and answer bodies, one attempt, costs), KEYS keys
  * in 5 accounts, 6 models, 50 untimed batches first, then `rounds` timed ones.
  * SQLite (default): the in-thread driver in a temp dir, this process's CPU. STORE=postgres: a
  * throwaway schema on DATABASE_URL (or the local `test` database); the CPU of this process (the
  * client's share) and of the server's backend that ran the inserts (read from /proc, so the
  * server must run on this machine).
  *
- *   [BATCH=200] [STORE=sqlite|postgres] npx tsx bench/log-insert.ts [rounds=300]
+ *   [BATCH=200] [KEYS=20] [STORE=sqlite|postgres] npx tsx bench/log-insert.ts [rounds=300]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -21,6 +21,8 @@ import type { LogAttempt, LogStore } from '../src/features/logs/types.ts';
 import { createRequestId } from '../src/kernel/request-id.ts';
 
 const BATCH = Number(process.env.BATCH ?? 200);
+/** Keys calling, four to an account: each batch appends at every key's and account's place in the covering indexes. */
+const KEYS = Math.max(1, Number(process.env.KEYS ?? 20));
 const STORE = process.env.STORE ?? 'sqlite';
 const PG_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const APP = `gw_log_insert_${randomBytes(4).toString('hex')}`;
@@ -38,9 +40,9 @@ let n = 0;
 function batch() {
   const now = Date.now();
   return Array.from({ length: BATCH }, () => {
-    const key = n++ % 20;
+    const key = n++ % KEYS;
     return makeRecord({
-      id: createRequestId(now), created_at: now, model: MODELS[n % MODELS.length]!, api_key_id: `key_${key}`, account_id: `acct_${key % 5}`,
+      id: createRequestId(now), created_at: now, model: MODELS[n % MODELS.length]!, api_key_id: `key_${key}`, account_id: `acct_${key % Math.ceil(KEYS / 4)}`,
       request, response, attempts, input_cost: '0.0000018', output_cost: '0.0000054', provider_id: 'mock',
       request_tokens: 12, response_tokens: 9, latency_ms: 4, ttft_ms: 3, user_agent: 'OpenAI/JS 4.0',
     });
