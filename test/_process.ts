@@ -16,10 +16,17 @@ import { startEnv, startNodeFlags } from '../scripts/start-args.ts';
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (FETCH_BAD_PORTS.has(port)) continue;
     if (await listens(port)) return port;
   }
   throw new Error('no free port below the ephemeral range after 50 tries');
 }
+
+/**
+ * The ports of the Fetch standard's "bad port" list in the range above: fetch() (undici, the SDKs)
+ * refuses them ("bad port"), so a gateway there never looked healthy (seen in CI on 10080).
+ */
+const FETCH_BAD_PORTS = new Set([10080]);
 
 /** Whether a server can listen on `port` of 127.0.0.1 (it is closed again at once). */
 function listens(port: number): Promise<boolean> {
