@@ -78,6 +78,27 @@ describe('log queue', () => {
     }
   });
 
+  it('writes a few queued records after 10 ms, and waits out the interval when more are queued', async () => {
+    vi.useFakeTimers();
+    try {
+      const f = fakeStore();
+      const q = createLogQueue(f.store, { batchSize: 80, flushIntervalMs: 50, max: 1000, logger: quiet });
+      for (let i = 0; i < 10; i++) q.enqueue(rec(i)); // at most batchSize / 8: a quiet queue
+      await vi.advanceTimersByTimeAsync(9);
+      expect(f.batches).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(f.batches.map((b) => b.length)).toEqual([10]);
+      for (let i = 10; i < 21; i++) q.enqueue(rec(i)); // more: a busy queue waits for the interval
+      await vi.advanceTimersByTimeAsync(49);
+      expect(f.batches).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(f.batches.map((b) => b.length)).toEqual([10, 11]);
+      await q.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('never holds more than max: bodies go first, then new records are dropped', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
