@@ -214,7 +214,10 @@ export function createLogQueue(store: LogStore, options: LogQueueOptions): LogQu
       // which at low rates is what the slowest calls wait behind (bench/README.md, twelfth session).
       // A busy one waits out the interval or a full batch: fewer, fuller batches cost less a row.
       const quietMs = Math.min(QUIET_FLUSH_MS, options.flushIntervalMs);
-      arm(quietMs, () => (items.length <= quietDepth ? kick(true) : arm(options.flushIntervalMs - quietMs, () => kick(true))));
+      arm(quietMs, () => {
+        if (items.length <= quietDepth) kick(true);
+        else arm(options.flushIntervalMs - quietMs, () => kick(true));
+      });
     }
   }
 
