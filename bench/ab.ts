@@ -14,8 +14,9 @@
  * per second, CPU per stream, and the p50 of the first byte.
  *
  * With --keys N, the gateways run the bench config with N keys over N/4 accounts (unless a
- * variant sets its own GATEWAY_CONFIG) and the load rotates through the keys (bench/multi-key.ts):
- * what the call log pays per key shows, which the one-key config hides.
+ * variant sets its own GATEWAY_CONFIG) and the plain and streamed loads rotate through the keys
+ * (bench/multi-key.ts; the paced one calls with the first): what the call log pays per key shows,
+ * which the one-key config hides.
  *
  *   npx tsx bench/ab.ts [--seconds 3] [--rounds 8] [--paced|--stream] name=entry[@node-flags][#VAR=value,...] ...
  *   e.g. cp -r dist dist-before && (change, npm run build) &&
@@ -77,14 +78,17 @@ const mock = await startMock();
 const dataDirs: string[] = [];
 const variants: Variant[] = [];
 const keys = Number(values.keys);
+/** A fresh temp dir, removed at the end. */
+const tempDir = async (prefix: string) => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  dataDirs.push(dir);
+  return dir;
+};
 try {
-  const configDir = await mkdtemp(join(tmpdir(), 'gw-ab-config-'));
-  dataDirs.push(configDir);
-  const manyKeys = keys > 1 ? await writeMultiKeyConfig(configDir, keys) : undefined;
+  const manyKeys = keys > 1 ? await writeMultiKeyConfig(await tempDir('gw-ab-config-'), keys) : undefined;
   for (const spec of positionals) {
     const { name, entry, nodeArgs, env } = parseVariant(spec);
-    const dataDir = await mkdtemp(join(tmpdir(), 'gw-ab-'));
-    dataDirs.push(dataDir);
+    const dataDir = await tempDir('gw-ab-');
     const isFloor = entry === 'floor';
     const child = isFloor
       ? await startFloor(`http://127.0.0.1:${mock.port}/v1/chat/completions`)
