@@ -28,6 +28,8 @@ export function withBodies(id: string, createdAt: number, over: Partial<LogRecor
  * release writes them (texts inline, no side row). The same SQL runs on SQLite and PostgreSQL.
  */
 export async function inlineBodies(handle: StoreHandle, ids: string[]): Promise<void> {
+  // A read first: SQLite's writer stages new rows, and a read moves them into call_logs.
+  await handle.store.list({}, 1, 1);
   const list = ids.map((id) => `'${id.replaceAll("'", "''")}'`).join(', ');
   await handle.query(`UPDATE call_logs SET request = b.request, response = b.response, attempts = b.attempts,
       error_message = b.error_message, guardrails = b.guardrails
@@ -49,6 +51,7 @@ export function describeBodies(name: string, open: () => Promise<StoreHandle>): 
 
     it('keeps a new row\'s texts in its side row only, and reads them back', async () => {
       await store.insertBatch([withBodies('new', T0)]);
+      expect(await store.get('new')).toMatchObject(detailOf(withBodies('new', T0)));
       const [inline] = await handle.query("SELECT request, response, attempts, error_message, guardrails FROM call_logs WHERE id = 'new'");
       // SQLite gives JSON columns as text, PostgreSQL parsed.
       const attempts = typeof inline!.attempts === 'string' ? JSON.parse(inline!.attempts) : inline!.attempts;

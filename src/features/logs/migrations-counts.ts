@@ -45,6 +45,12 @@ const addCountsSqlite = () =>
   UNITS.map(([unit, size]) => `INSERT INTO call_log_counts_${unit} VALUES (${bucket('NEW.created_at', size)}, ${keyValues('NEW.')}, 1)
           ON CONFLICT (bucket_ms, ${KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + 1;`).join('\n        ');
 
+/** Upserts the counts of every row in `source` (call_logs' columns), once per unit, bucket and combination. */
+export const addCountsFromSqlite = (source: string): string[] =>
+  UNITS.map(([unit, size]) => `INSERT INTO call_log_counts_${unit} (bucket_ms, ${KEY_COLUMNS.join(', ')}, n)
+        SELECT ${bucket('created_at', size)}, ${keyValues('')}, COUNT(*) FROM ${source} GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+        ON CONFLICT (bucket_ms, ${KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + excluded.n`);
+
 export function callLogCountsSqlite(): string {
   const keyMatch = (size: number) => `bucket_ms = ${bucket('OLD.created_at', size)} AND ${KEY_COLUMNS.map((c) => `${c} = ${c === 'provider_id' || c === 'error_code' ? `COALESCE(OLD.${c}, '')` : `OLD.${c}`}`).join(' AND ')}`;
   const add = addCountsSqlite();

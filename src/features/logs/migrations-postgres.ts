@@ -229,4 +229,10 @@ export const postgresMigrations: Migration[] = [
     // Additive: a table that triggers keep, whichever release writes stat_rollup.
     sql: rollupByModelPostgres(),
   },
+  {
+    version: 13,
+    name: 'call_logs_staged on SQLite only; versions kept in step',
+    // Nothing to change here: the staging table is the SQLite writer's (sqlite-staging.ts).
+    sql: '-- no change on PostgreSQL',
+  },
 ];

@@ -6,6 +6,7 @@
 
 import { callLogCountsSqlite, countedByWriterSqlite } from './migrations-counts.ts';
 import { rollupByModelSqlite } from './migrations-rollup-model.ts';
+import { stagedTableSqlite } from './sqlite-staging.ts';
 
 export interface Migration {
   version: number;
@@ -229,5 +230,12 @@ export const sqliteMigrations: Migration[] = [
     name: 'stat_rollup_hour_model (hourly sums over all accounts and keys, kept by triggers)',
     // Additive: a table that triggers keep, whichever release writes stat_rollup.
     sql: rollupByModelSqlite(),
+  },
+  {
+    version: 13,
+    name: 'call_logs_staged (rows land here and move into call_logs in bulk)',
+    // Additive: a table the previous release ignores. Rows staged when such a release takes over
+    // (after a crash) wait there until this release starts again and moves them.
+    sql: stagedTableSqlite(),
   },
 ];

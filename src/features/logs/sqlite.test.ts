@@ -56,7 +56,7 @@ describeLogStore('sqlite in-thread driver', inTempDir(async (dataDir) => {
 }), 'sqlite');
 
 describe('sqlite log store setup', () => {
-  it('writes a batch with its statement journal in memory, then leaves temp files for the reads again', async () => {
+  it('stages a batch and moves it with the statement journal in memory, then leaves temp files for the reads again', async () => {
     const dir = tempDir();
     // better-sqlite3's Statement class, from any statement: its run() is where each row is written.
     const probe = new Database(':memory:');
@@ -66,7 +66,8 @@ describe('sqlite log store setup', () => {
     let database: Database.Database | undefined;
     const tempStoreAtRow: number[] = [];
     vi.spyOn(statement, 'run').mockImplementation(function (this: { source: string; database: Database.Database }, ...args: unknown[]) {
-      if (this.source.startsWith('INSERT INTO call_logs ')) {
+      // A staged row, and the move's insert into call_logs (sqlite-staging.ts).
+      if (this.source.startsWith('INSERT INTO call_logs_staged ') || this.source.trimStart().startsWith('INSERT INTO call_logs (')) {
         database = this.database;
         tempStoreAtRow.push(database.pragma('temp_store', { simple: true }) as number);
         // A batch that fails (the disk, say) still puts the setting back.
@@ -84,6 +85,8 @@ describe('sqlite log store setup', () => {
       expect(tempStoreAtRow).toEqual([MEMORY, MEMORY, MEMORY]);
       expect(database!.pragma('temp_store', { simple: true })).toBe(DEFAULT);
       expect((await store.list({}, 1, 10)).total).toBe(2);
+      expect(tempStoreAtRow).toEqual([MEMORY, MEMORY, MEMORY, MEMORY]);
+      expect(database!.pragma('temp_store', { simple: true })).toBe(DEFAULT);
       await store.close();
     } finally {
       vi.restoreAllMocks();
@@ -102,7 +105,7 @@ describe('sqlite log store setup', () => {
       expect(existsSync(file)).toBe(true);
       const db = new Database(file, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }, { version: 13 }]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_logs' AND sql IS NOT NULL").all();
       expect(indexes.map((i) => (i as { name: string }).name).sort()).toEqual([
         'call_logs_account_breakdown', 'call_logs_created', 'call_logs_key_breakdown',
@@ -151,6 +154,7 @@ describe('sqlite log store setup', () => {
         makeRecord({ id: 'c_1', created_at: at('2024-03-01T10:05:00Z') }), // the same request again: not counted twice
       ]);
       await store.insertBatch([makeRecord({ id: 'c_2', created_at: at('2024-03-01T10:55:00Z') }), makeRecord({ id: 'c_6', created_at: at('2024-03-01T10:30:00Z') })]);
+      await store.list({}, 1, 1); // a read moves the staged rows into call_logs
       const db = new Database(join(dir, 'gateway.db'));
       try {
         // A row as the previous release writes it (no `counted`): the insert trigger counts it.
@@ -182,6 +186,7 @@ describe('sqlite log store setup', () => {
     const store = await createLogStore({ dataDir: dir });
     try {
       await store.insertBatch([makeRecord({ id: 'log_1', model: 'm1' }), makeRecord({ id: 'log_2', model: 'm1', created_at: Date.parse('2024-03-02T10:00:00Z') })]);
+      await store.list({}, 1, 1); // a read moves the staged rows into call_logs
       const db = new Database(join(dir, 'gateway.db'));
       db.prepare("UPDATE call_logs SET model = 'm2', created_at = created_at + 3600000 WHERE id = 'log_2'").run();
       db.close();

@@ -13,34 +13,22 @@ import { pageWindow, rollupWhere } from './filter-sql.ts';
 import { storableText } from './storable.ts';
 import { sqliteMigrations } from './migrations-sqlite.ts';
 import { assertUsableSchema, type AppliedMigration } from './schema-compat.ts';
-import { bucketOf, normalizeRecord, toDetail, toListItem } from './rows.ts';
-import { BODY_COLUMNS, INLINE_COLUMNS, detailSql } from './bodies.ts';
+import { normalizeRecord, toDetail, toListItem } from './rows.ts';
+import { BODY_COLUMNS, detailSql } from './bodies.ts';
 import { rollupTable, type LogFilter, type LogGroupBy, type LogRecord, type LogStore, type RollupFilter, type RollupGrouping } from './types.ts';
 import { toRollupRow } from './rollup-row.ts';
 import { sqliteBreakdownOf } from './breakdown-sqlite.ts';
 import { countableWindow, listByCounts } from './count-list.ts';
 import { plainPage, sqliteCountSource } from './sqlite-counts.ts';
-import { countDeltas, type CountDelta } from './count-deltas.ts';
-import { COUNT_KEY_COLUMNS, COUNT_UNITS } from './migrations-counts.ts';
+import { createStaging, STAGED_COLUMNS, type Staging, type StagingOptions } from './sqlite-staging.ts';
 
 export interface SqliteLogStoreOptions {
   /** Directory of `gateway.db`; created when missing. Use `file` instead for a custom path. */
   dataDir?: string;
   /** Full database path (`:memory:` works for tests). */
   file?: string;
-}
-
-interface RollupDelta {
-  bucket_ms: number;
-  account_id: string;
-  api_key_id: string;
-  model: string;
-  request_count: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  latency_sum: number;
-  input_cost_nano: bigint;
-  output_cost_nano: bigint;
+  /** When staged rows move into call_logs (sqlite-staging.ts); tests shorten them. */
+  staging?: StagingOptions;
 }
 
 const NANO_PER_UNIT = 9;
@@ -61,7 +49,17 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
 
   let stmts: ReturnType<typeof prepare> | undefined;
-  const ready = () => (stmts ??= prepare(db));
+  let staging: Staging | undefined;
+  const ready = () => {
+    stmts ??= prepare(db);
+    staging ??= createStaging(db, (write) => inMemoryTemp(db, write), options.staging);
+    return stmts;
+  };
+  /** Before a read: this process's staged rows move into call_logs, so the read sees every committed row. */
+  const settled = () => {
+    ready();
+    staging!.settle();
+  };
   const breakdown = sqliteBreakdownOf(db);
 
   return {
@@ -92,29 +90,20 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           record.run(m.version, m.name, Date.now(), m.minReader ?? null);
         }).immediate();
       }
-      stmts = prepare(db);
+      ready();
+      // Rows a process staged and never moved (it was killed) are this start's first move.
+      staging!.moveLeftovers();
     },
 
     async insertBatch(records) {
       if (records.length === 0) return;
       const s = ready();
-      // The count triggers make every INSERT keep a statement journal, which outgrows its 64 KiB
-      // in memory with a batch's dirty pages and spills to a temp file: a pwrite per page
-      // (log-insert.ts: system time per row halved, bench/README.md, issue 37). So a batch runs
-      // with temp files in memory; reads keep them on disk, so that a large sort (a migration's
-      // CREATE INDEX, a GROUP BY) can still spill. Inside a caller's transaction SQLite refuses
-      // the change, and the caller's setting stays.
-      // (exec, not a prepared statement: SQLite applies this pragma when it compiles it.)
-      const toggle = !db.inTransaction;
-      if (toggle) db.exec('PRAGMA temp_store = MEMORY');
-      try {
-        s.insertAll(records);
-      } finally {
-        if (toggle) db.exec('PRAGMA temp_store = DEFAULT');
-      }
+      inMemoryTemp(db, () => s.stageAll(records));
+      staging!.staged(records.length);
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
+      settled();
       const { limit, offset } = pageWindow(page, pageSize);
       const window = countableWindow(filter);
       const { rows, total } = window
@@ -124,17 +113,20 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async get(id: string) {
+      settled();
       const row = ready().get.get(storableText(id)) as Record<string, unknown> | undefined;
       return row ? toDetail(row) : null;
     },
 
     async breakdown(filter: LogFilter, by: LogGroupBy, limit: number) {
+      settled();
       return db.transaction(() => breakdown(filter, by, limit))();
     },
 
     async deleteOlderThan(ms: number) {
       // Retention may remove millions of rows: delete in chunks and yield between them, so the
       // synchronous driver never holds the event loop (or the write lock) for long.
+      settled();
       let total = 0;
       for (;;) {
         const n = ready().deleteOlder.run(Math.floor(ms), DELETE_CHUNK).changes;
@@ -145,6 +137,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async rollup(fromMs: number, toMs: number, filter: RollupFilter, groupBy: RollupGrouping) {
+      settled();
       const where = rollupWhere(fromMs, toMs, filter, () => '?');
       const sums = `SUM(request_count) AS request_count, SUM(prompt_tokens) AS prompt_tokens,
           SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
@@ -174,7 +167,13 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      // SIGTERM's path: what is staged moves before the file closes.
+      if (staging) {
+        staging.settle();
+        staging.dispose();
+      }
+      db.close();
     },
   };
 }
@@ -184,70 +183,58 @@ function prepare(db: Database.Database) {
   return {
     ...statements,
     // Made once: better-sqlite3 builds a transaction's wrapper functions anew on each call of db.transaction.
-    insertAll: db.transaction((batch: LogRecord[]) => insertRows(statements, batch)),
+    stageAll: db.transaction((batch: LogRecord[]) => stageRows(statements, batch)),
   };
 }
 
-/** A batch's rows, their side rows, list counts and rollup, inside the caller's transaction. */
-function insertRows(s: ReturnType<typeof prepareStatements>, batch: LogRecord[]): void {
-  const deltas = new Map<string, RollupDelta>();
-  const counts = countDeltas();
+/**
+ * A batch's rows into call_logs_staged and their bodies into call_log_bodies, inside the caller's
+ * transaction; the list counts and the rollup are added when the rows move (sqlite-staging.ts).
+ */
+function stageRows(s: ReturnType<typeof prepareStatements>, batch: LogRecord[]): void {
   for (const raw of batch) {
     const r = normalizeRecord(raw);
-    const inNano = toNano(r.input_cost);
-    const outNano = toNano(r.output_cost);
-    const info = s.insert.run(rowValues(r, inNano, outNano));
-    // Ignored duplicate: the ledger already holds this request; do not count it twice.
-    if (info.changes === 0) continue;
-    s.insertBodies.run(bodyValues(r));
-    addDelta(deltas, r, r.billed ? inNano : 0n, r.billed ? outNano : 0n);
-    counts.add(r);
+    s.stage.run(rowValues(r, toNano(r.input_cost), toNano(r.output_cost)));
+    s.insertBodies.run(bodyValues(r), r.id);
   }
-  for (const d of counts.deltas()) s.addCounts[d.unit].run(...d.key, d.n);
-  for (const d of deltas.values()) {
-    s.upsertRollup.run(
-      d.bucket_ms, d.account_id, d.api_key_id, d.model, d.request_count, d.prompt_tokens,
-      d.completion_tokens, d.prompt_tokens + d.completion_tokens, d.latency_sum,
-      d.input_cost_nano, d.output_cost_nano,
-    );
+}
+
+/**
+ * Runs a write with SQLite's temp files in memory. The count and rollup triggers make an INSERT
+ * keep a statement journal, which outgrows its 64 KiB in memory and spills to a temp file: a
+ * pwrite per page (log-insert.ts: system time per row halved, bench/README.md, issue 37). Reads
+ * keep them on disk, so that a large sort (a migration's CREATE INDEX, a GROUP BY) can still
+ * spill. Inside a caller's transaction SQLite refuses the change, and the caller's setting stays.
+ * (exec, not a prepared statement: SQLite applies this pragma when it compiles it.)
+ */
+function inMemoryTemp(db: Database.Database, write: () => void): void {
+  const toggle = !db.inTransaction;
+  if (toggle) db.exec('PRAGMA temp_store = MEMORY');
+  try {
+    write();
+  } finally {
+    if (toggle) db.exec('PRAGMA temp_store = DEFAULT');
   }
 }
 
 function prepareStatements(db: Database.Database) {
-  const cols = [...INLINE_COLUMNS, 'input_cost_nano', 'output_cost_nano'];
   // rowValues and bodyValues spell the columns out: a column added to LOG_COLUMNS alone must not shift them.
   const empty = normalizeRecord({} as LogRecord);
-  if (rowValues(empty, 0n, 0n).length !== cols.length || bodyValues(empty).length !== BODY_COLUMNS.length + 1) {
+  if (rowValues(empty, 0n, 0n).length !== STAGED_COLUMNS.length || bodyValues(empty).length !== BODY_COLUMNS.length + 1) {
     throw new Error('sqlite.ts rowValues or bodyValues does not list every column of INLINE_COLUMNS or BODY_COLUMNS');
   }
   return {
-    insert: db.prepare(
-      // counted = 1: this batch adds its rows to the list counts itself (count-deltas.ts), not the trigger.
-      `INSERT INTO call_logs (${cols.join(', ')}, attempts, counted) VALUES (${cols.map(() => '?').join(', ')}, '[]', 1) ON CONFLICT (id) DO NOTHING`,
+    // A row already staged (a spilled batch written twice) is ignored; one already in call_logs is dropped by the move.
+    stage: db.prepare(
+      `INSERT INTO call_logs_staged (${STAGED_COLUMNS.join(', ')}) VALUES (${STAGED_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`,
     ),
-    addCounts: Object.fromEntries(
-      COUNT_UNITS.map(([unit]) => [
-        unit,
-        db.prepare(`INSERT INTO call_log_counts_${unit} (bucket_ms, ${COUNT_KEY_COLUMNS.join(', ')}, n)
-          VALUES (?, ${COUNT_KEY_COLUMNS.map(() => '?').join(', ')}, ?)
-          ON CONFLICT (bucket_ms, ${COUNT_KEY_COLUMNS.join(', ')}) DO UPDATE SET n = n + excluded.n`),
-      ]),
-    ) as Record<CountDelta['unit'], Database.Statement>,
+    // Not for a call already logged (a spilled batch written twice): its first copy's texts stay,
+    // in its side row or inline (the previous release). Nor for one already staged (the conflict).
     insertBodies: db.prepare(
-      `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')}) VALUES (?, ${BODY_COLUMNS.map(() => '?').join(', ')})
+      `INSERT INTO call_log_bodies (id, ${BODY_COLUMNS.join(', ')})
+        SELECT ?, ${BODY_COLUMNS.map(() => '?').join(', ')} WHERE NOT EXISTS (SELECT 1 FROM call_logs WHERE id = ?)
         ON CONFLICT (id) DO NOTHING`,
     ),
-    upsertRollup: db.prepare(`INSERT INTO stat_rollup (bucket_ms, account_id, api_key_id, model, request_count,
-        prompt_tokens, completion_tokens, total_tokens, latency_sum, input_cost_nano, output_cost_nano)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (bucket_ms, account_id, api_key_id, model) DO UPDATE SET
-        request_count = request_count + excluded.request_count,
-        prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-        completion_tokens = completion_tokens + excluded.completion_tokens,
-        total_tokens = total_tokens + excluded.total_tokens,
-        latency_sum = latency_sum + excluded.latency_sum,
-        input_cost_nano = input_cost_nano + excluded.input_cost_nano,
-        output_cost_nano = output_cost_nano + excluded.output_cost_nano`),
     get: db.prepare(detailSql('?')),
     deleteOlder: db.prepare(
       'DELETE FROM call_logs WHERE rowid IN (SELECT rowid FROM call_logs WHERE created_at < ? LIMIT ?)',
@@ -256,7 +243,7 @@ function prepareStatements(db: Database.Database) {
 }
 
 /**
- * A normalized record as the insert's parameters, in `INLINE_COLUMNS` order then the two nano
+ * A normalized record as the staging insert's parameters, in `INLINE_COLUMNS` order then the two nano
  * costs: an array literal, not a mapping over the column names (this runs for every row).
  */
 function rowValues(r: LogRecord, inNano: bigint, outNano: bigint): unknown[] {
@@ -274,23 +261,3 @@ function bodyValues(r: LogRecord): unknown[] {
   return [r.id, r.request, r.response, JSON.stringify(r.attempts), r.error_message, r.guardrails ? JSON.stringify(r.guardrails) : null];
 }
 
-function addDelta(deltas: Map<string, RollupDelta>, r: LogRecord, inNano: bigint, outNano: bigint): void {
-  const bucket = bucketOf(r.created_at);
-  // NUL cannot occur inside them (storableText replaces it), so the joined key is unambiguous.
-  const key = `${bucket}\0${r.account_id}\0${r.api_key_id}\0${r.model}`;
-  let d = deltas.get(key);
-  if (!d) {
-    d = {
-      bucket_ms: bucket, account_id: r.account_id, api_key_id: r.api_key_id, model: r.model,
-      request_count: 0, prompt_tokens: 0, completion_tokens: 0, latency_sum: 0,
-      input_cost_nano: 0n, output_cost_nano: 0n,
-    };
-    deltas.set(key, d);
-  }
-  d.request_count += 1;
-  d.prompt_tokens += r.request_tokens;
-  d.completion_tokens += r.response_tokens;
-  d.latency_sum += r.latency_ms;
-  d.input_cost_nano += inNano;
-  d.output_cost_nano += outNano;
-}
