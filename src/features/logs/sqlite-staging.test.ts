@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,4 +132,37 @@ describe('the SQLite call log stages rows and indexes them in bulk', () => {
       admin.close();
     }
   });
+
+  it('processes sharing one file (cluster workers) stage and move at once, and every row is logged and counted once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-staging-'));
+    await (await open()).close(); // migrated once, so the writers collide on moves, not migrations
+    stores.length = 0;
+    const start = Date.now() + 3000;
+    const writer = (name: string) => `import { createSqliteLogStore } from './src/features/logs/sqlite.ts';
+      import { makeRecord } from './src/features/logs/test-records.ts';
+      const store = createSqliteLogStore({ file: ${JSON.stringify(join(dir, 'gateway.db'))}, staging: { moveRows: 60, moveAfterMs: 5 } });
+      await store.migrate();
+      while (Date.now() < ${start}) await new Promise((r) => setTimeout(r, 1));
+      for (let b = 0; b < 40; b++) {
+        await store.insertBatch(Array.from({ length: 20 }, (_, i) => makeRecord({ id: '${name}_' + b + '_' + i, api_key_id: 'k' + (i % 7) })));
+        if (b % 10 === 9) await store.list({}, 1, 1);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await store.close();`;
+    let errors = '';
+    const codes = await Promise.all(
+      ['w1', 'w2', 'w3'].map(
+        (name) =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', writer(name)], { stdio: ['ignore', 'ignore', 'pipe'] });
+            child.stderr!.on('data', (chunk) => (errors += chunk));
+            child.once('exit', done);
+          }),
+      ),
+    );
+    expect(codes, errors).toEqual([0, 0, 0]);
+    expect(onDisk()).toMatchObject({ staged: [], hourCount: 2_400, dayCount: 2_400, rollupCount: 2_400 });
+    expect(onDisk().logged).toHaveLength(2_400);
+    expect(onDisk().bodies).toHaveLength(2_400);
+  }, 30_000);
 });

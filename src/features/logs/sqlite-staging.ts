@@ -133,7 +133,9 @@ export function createStaging(db: Database.Database, inMemoryTemp: (write: () =>
 
   const settle = () => {
     if (pending === 0) return;
-    inMemoryTemp(() => move());
+    // IMMEDIATE: the write lock before anything is read, so processes sharing the file (cluster
+    // workers) wait for each other's moves (busy_timeout) whatever the first statement is.
+    inMemoryTemp(() => move.immediate());
     pending = 0;
     clearTimeout(timer);
     timer = undefined;
