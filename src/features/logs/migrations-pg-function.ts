@@ -10,3 +10,12 @@ export function pgTriggerFunction(name: string, body: string): string {
         RETURN NULL;
       END $$;`;
 }
+
+/** The same, replacing a function an earlier migration made (its triggers keep calling it). */
+export function pgTriggerFunctionReplaced(name: string, body: string): string {
+  return `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        ${body}
+        RETURN NULL;
+      END $$;`;
+}

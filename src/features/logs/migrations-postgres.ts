@@ -4,7 +4,7 @@
  */
 import type { Migration } from './migrations-sqlite.ts';
 import { callLogCountsPostgres } from './migrations-counts.ts';
-import { rollupByModelPostgres } from './migrations-rollup-model.ts';
+import { linearRollupUpdatesPostgres, rollupByModelPostgres } from './migrations-rollup-model.ts';
 
 export const postgresMigrations: Migration[] = [
   {
@@ -234,5 +234,11 @@ export const postgresMigrations: Migration[] = [
     name: 'call_logs_staged on SQLite only; versions kept in step',
     // Nothing to change here: the staging table is the SQLite writer's (sqlite-staging.ts).
     sql: '-- no change on PostgreSQL',
+  },
+  {
+    version: 14,
+    name: 'the rollup update triggers sum new minus old rows instead of joining them (linear in a batch)',
+    // Additive: the same triggers call functions replaced in place; what they add is the same.
+    sql: linearRollupUpdatesPostgres(),
   },
 ];

@@ -5,7 +5,7 @@
  * Triggers on stat_rollup_hour keep it, so whatever writes stat_rollup (the previous release
  * included) feeds it. Applied once and recorded: never change this text, add a migration instead.
  */
-import { pgTriggerFunction } from './migrations-pg-function.ts';
+import { pgTriggerFunction, pgTriggerFunctionReplaced } from './migrations-pg-function.ts';
 
 /** The rollups' summed columns: costs in nano units on SQLite, exact NUMERIC on PostgreSQL. */
 const COUNTS = ['request_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'latency_sum'];
@@ -60,5 +60,35 @@ export function rollupByModelPostgres(): string {
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_model_inserted();
       CREATE TRIGGER stat_rollup_hour_model_update AFTER UPDATE ON stat_rollup_hour
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION stat_rollup_hour_model_updated();
+  `;
+}
+
+/**
+ * Migration 14's SQL (PostgreSQL): the UPDATE statement triggers on stat_rollup (migration 6) and
+ * on stat_rollup_hour (migration 12) joined their old and new transition tables. PL/pgSQL plans
+ * that join before it knows their sizes (it guesses one row each) and took a nested loop, so a
+ * batch adding to n existing rollup rows compared n x n of them: with 200 keys calling, every row
+ * of a batch is a rollup row of its own, and 500 of them cost ~36 ms in each of the two triggers
+ * (the backend's CPU per call-log row doubled from one key to 200; bench/README.md, issue 37).
+ * Each now sums the new rows and the negated old ones per group (UNION ALL, one aggregate):
+ * linear, whatever the plan. A row whose key columns an operator changed by hand now moves its
+ * sums to its new group; the join dropped it.
+ */
+export function linearRollupUpdatesPostgres(): string {
+  const S = SUMS_POSTGRES;
+  const KEYS = 'bucket_ms, model, account_id, api_key_id';
+  const changes = `(SELECT ${KEYS}, ${list(S, (c) => c)} FROM new_rows
+          UNION ALL SELECT ${KEYS}, ${list(S, (c) => `-${c} AS ${c}`)} FROM old_rows) d`;
+  const addTo = (table: string, conflict: string) =>
+    `ON CONFLICT (${conflict}) DO UPDATE SET ${list(S, (c) => `${c} = ${table}.${c} + EXCLUDED.${c}`)};`;
+  return `
+      ${pgTriggerFunctionReplaced('stat_rollup_hour_updated', `INSERT INTO stat_rollup_hour
+        SELECT (bucket_ms / 3600000) * 3600000, account_id, api_key_id, model, ${list(S, (c) => `SUM(${c})`)}
+        FROM ${changes} GROUP BY 1, model, account_id, api_key_id ORDER BY 1, 2, 3, 4
+        ${addTo('stat_rollup_hour', KEYS)}`)}
+      ${pgTriggerFunctionReplaced('stat_rollup_hour_model_updated', `INSERT INTO stat_rollup_hour_model
+        SELECT bucket_ms, model, ${list(S, (c) => `SUM(${c})`)}
+        FROM ${changes} GROUP BY 1, 2 ORDER BY 1, 2
+        ${addTo('stat_rollup_hour_model', 'bucket_ms, model')}`)}
   `;
 }

@@ -163,7 +163,34 @@ describe('postgres log store specifics', () => {
       await client.connect();
       const { rows } = await client.query(`SELECT version FROM ${h.schema}.schema_migrations`);
       await client.end();
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }, { version: 13 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }, { version: 10 }, { version: 11 }, { version: 12 }, { version: 13 }, { version: 14 }]);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('keeps the hourly rollups by adding new minus old rows per group: batches onto existing rows, and a row moved by hand', async () => {
+    const h = await openStore();
+    try {
+      const at = Date.parse('2024-03-01T10:05:00Z');
+      const hour = Date.parse('2024-03-01T10:00:00Z');
+      // 40 keys: from the second batch on, each adds to 40 existing rollup rows (the update triggers).
+      const batch = (b: number) =>
+        Array.from({ length: 40 }, (_, k) =>
+          makeRecord({ id: `u_${b}_${k}`, created_at: at, api_key_id: `k${k}`, account_id: `a${k % 4}`, model: 'm1', request_tokens: 2, response_tokens: 3, input_cost: '0.5' }));
+      for (let b = 0; b < 3; b++) await h.store.insertBatch(batch(b));
+      const byModel = async () =>
+        (await h.query(`SELECT model, request_count::int AS calls, prompt_tokens::int AS prompt, input_cost::text AS cost
+          FROM stat_rollup_hour_model WHERE bucket_ms = ${hour} ORDER BY model`));
+      expect(await byModel()).toEqual([{ model: 'm1', calls: 120, prompt: 240, cost: '60.0' }]);
+      expect(await h.query('SELECT DISTINCT request_count::int AS calls FROM stat_rollup_hour')).toEqual([{ calls: 3 }]);
+      // An operator's fix: one key's calls were another model's. Its sums move with it.
+      await h.query("UPDATE stat_rollup SET model = 'm2' WHERE api_key_id = 'k0'");
+      expect(await byModel()).toEqual([{ model: 'm1', calls: 117, prompt: 234, cost: '58.5' }, { model: 'm2', calls: 3, prompt: 6, cost: '1.5' }]);
+      expect(await h.query("SELECT model, request_count::int AS calls FROM stat_rollup_hour WHERE api_key_id = 'k0' ORDER BY model")).toEqual([
+        { model: 'm1', calls: 0 },
+        { model: 'm2', calls: 3 },
+      ]);
     } finally {
       await h.cleanup();
     }
