@@ -169,6 +169,26 @@ describe('postgres log store specifics', () => {
     }
   });
 
+  it('inserts through prepared statements of padded sizes: every row once, with its counts, rollup and bodies', async () => {
+    const h = await openStore();
+    try {
+      const at = Date.parse('2024-03-01T10:05:00Z');
+      let n = 0;
+      const batch = (size: number) =>
+        Array.from({ length: size }, () => makeRecord({ id: `p_${n++}`, created_at: at, request_tokens: 1, request: JSON.stringify({ n }) }));
+      // 1 (no padding), 3 (padded to 4), 300 (256, then 44 padded to 64), 3 again (the statement reused).
+      for (const size of [1, 3, 300, 3]) await h.store.insertBatch(batch(size));
+      expect((await h.store.list({}, 1, 1)).total).toBe(307);
+      const [row] = await h.query(`SELECT (SELECT COUNT(*) FROM call_logs)::int AS calls, (SELECT COUNT(*) FROM call_log_bodies)::int AS bodies,
+        (SELECT SUM(request_count) FROM stat_rollup)::int AS rolled, (SELECT SUM(prompt_tokens) FROM stat_rollup_hour_model)::int AS prompt,
+        (SELECT SUM(n) FROM call_log_counts_hour)::int AS counted`);
+      expect(row).toEqual({ calls: 307, bodies: 307, rolled: 307, prompt: 307, counted: 307 });
+      expect((await h.store.get('p_305'))?.request).toEqual({ n: 306 });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it('keeps the hourly rollups by adding new minus old rows per group: batches onto existing rows, and a row moved by hand', async () => {
     const h = await openStore();
     try {
