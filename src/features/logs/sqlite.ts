@@ -48,17 +48,14 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
   // checkpoints copy fewer pages per row (log-insert.ts: −9 to −15 % CPU a row, bench/README.md).
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
 
-  let stmts: ReturnType<typeof prepare> | undefined;
-  let staging: Staging | undefined;
-  const ready = () => {
-    stmts ??= prepare(db);
-    staging ??= createStaging(db, (write) => inMemoryTemp(db, write), options.staging);
-    return stmts;
-  };
+  let prepared: { statements: ReturnType<typeof prepare>; staging: Staging } | undefined;
+  const ready = () =>
+    (prepared ??= { statements: prepare(db), staging: createStaging(db, (write) => inMemoryTemp(db, write), options.staging) });
   /** Before a read: this process's staged rows move into call_logs, so the read sees every committed row. */
   const settled = () => {
-    ready();
-    staging!.settle();
+    const store = ready();
+    store.staging.settle();
+    return store.statements;
   };
   const breakdown = sqliteBreakdownOf(db);
 
@@ -90,16 +87,15 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
           record.run(m.version, m.name, Date.now(), m.minReader ?? null);
         }).immediate();
       }
-      ready();
       // Rows a process staged and never moved (it was killed) are this start's first move.
-      staging!.moveLeftovers();
+      ready().staging.moveLeftovers();
     },
 
     async insertBatch(records) {
       if (records.length === 0) return;
-      const s = ready();
-      inMemoryTemp(db, () => s.stageAll(records));
-      staging!.staged(records.length);
+      const { statements, staging } = ready();
+      inMemoryTemp(db, () => statements.stageAll(records));
+      staging.staged(records.length);
     },
 
     async list(filter: LogFilter, page: number, pageSize: number) {
@@ -113,8 +109,7 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     },
 
     async get(id: string) {
-      settled();
-      const row = ready().get.get(storableText(id)) as Record<string, unknown> | undefined;
+      const row = settled().get.get(storableText(id)) as Record<string, unknown> | undefined;
       return row ? toDetail(row) : null;
     },
 
@@ -126,10 +121,10 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
     async deleteOlderThan(ms: number) {
       // Retention may remove millions of rows: delete in chunks and yield between them, so the
       // synchronous driver never holds the event loop (or the write lock) for long.
-      settled();
+      const { deleteOlder } = settled();
       let total = 0;
       for (;;) {
-        const n = ready().deleteOlder.run(Math.floor(ms), DELETE_CHUNK).changes;
+        const n = deleteOlder.run(Math.floor(ms), DELETE_CHUNK).changes;
         total += n;
         if (n < DELETE_CHUNK) return total;
         await new Promise((r) => setImmediate(r));
@@ -168,12 +163,14 @@ export function createSqliteLogStore(options: SqliteLogStoreOptions): LogStore {
 
     async close() {
       if (!db.open) return;
-      // SIGTERM's path: what is staged moves before the file closes.
-      if (staging) {
-        staging.settle();
-        staging.dispose();
+      // SIGTERM's path: what is staged moves before the file closes. If the move fails, the rows
+      // stay staged (committed) for the next start, and the file closes all the same.
+      try {
+        prepared?.staging.settle();
+      } finally {
+        prepared?.staging.dispose();
+        db.close();
       }
-      db.close();
     },
   };
 }
