@@ -133,6 +133,23 @@ describe('the SQLite call log stages rows and indexes them in bulk', () => {
     }
   });
 
+  it('closes the file even when its last move fails; the rows wait staged for the next start', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-staging-'));
+    const store = await open({ moveAfterMs: 60_000 });
+    const admin = new Database(join(dir, 'gateway.db'));
+    try {
+      admin.exec(`CREATE TRIGGER block_moves BEFORE INSERT ON call_logs BEGIN SELECT RAISE(ABORT, 'moves blocked'); END;`);
+      await store.insertBatch([call('kept')]);
+      await expect(store.close()).rejects.toThrow('moves blocked');
+      await expect(store.ping()).rejects.toThrow(/not open/);
+      admin.exec('DROP TRIGGER block_moves');
+    } finally {
+      admin.close();
+    }
+    const next = await open();
+    expect((await next.list({}, 1, 10)).items.map((item) => item.id)).toEqual(['kept']);
+  });
+
   it('processes sharing one file (cluster workers) stage and move at once, and every row is logged and counted once', async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-staging-'));
     await (await open()).close(); // migrated once, so the writers collide on moves, not migrations
