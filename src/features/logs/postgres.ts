@@ -47,7 +47,7 @@ const MAX_ROWS_PER_STATEMENT = 256;
 const ROW_PARAMS = INLINE_COLUMNS.length + 1 + BODY_COLUMNS.length;
 
 /** The smallest power of two at least `rows`: the size of the statement that inserts them. */
-export function statementRows(rows: number): number {
+function statementRows(rows: number): number {
   let size = 1;
   while (size < rows) size <<= 1;
   return size;
@@ -178,7 +178,7 @@ export async function createPostgresLogStore(options: PostgresLogStoreOptions): 
           const values = records.slice(i, i + take).map(normalizeRecord).flatMap(recordValues);
           const last = values.slice(-ROW_PARAMS);
           for (let pad = take; pad < rows; pad++) values.push(...last);
-          await client.query({ name: `gw_log_insert_${rows}`, text: insertSql(rows), values });
+          await client.query({ name: `gw_log_insert_${rows}`, text: insertSqlOf(rows), values });
           i += take;
         }
       });
@@ -247,6 +247,14 @@ function isQueryTimeout(error: unknown): boolean {
 
 /** Each side row's parameters are typed: in a bare VALUES list PostgreSQL has no column to infer them from. */
 const BODY_TYPES = { request: 'jsonb', response: 'jsonb', attempts: 'jsonb', error_message: 'text', guardrails: 'jsonb' } as const;
+
+/** The insert's text per size, made once (node-pg still compares it with the prepared one's). */
+const insertTexts = new Map<number, string>();
+function insertSqlOf(rows: number): string {
+  let text = insertTexts.get(rows);
+  if (text === undefined) insertTexts.set(rows, (text = insertSql(rows)));
+  return text;
+}
 
 /**
  * One statement per chunk: the rows into call_logs, the side rows (bodies.ts) of the ones it really
