@@ -4,16 +4,16 @@
  * writes. Its text is part of applied migrations: never change it, add a helper instead.
  */
 export function pgTriggerFunction(name: string, body: string): string {
-  return `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-      BEGIN
-        ${body}
-        RETURN NULL;
-      END $$;`;
+  return triggerFunction('CREATE FUNCTION', name, body);
 }
 
 /** The same, replacing a function an earlier migration made (its triggers keep calling it). */
 export function pgTriggerFunctionReplaced(name: string, body: string): string {
-  return `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+  return triggerFunction('CREATE OR REPLACE FUNCTION', name, body);
+}
+
+function triggerFunction(create: string, name: string, body: string): string {
+  return `${create} ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         ${body}
         RETURN NULL;
