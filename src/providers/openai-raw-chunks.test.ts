@@ -81,6 +81,20 @@ describe('raw chunks: compat events read without JSON.parse', () => {
     expect(raw).toEqual([false, true, true, true, false]);
   });
 
+  it('reads a stream whose model keeps its name as JSON.parse does (the client text is the upstream text)', async () => {
+    const unrenamed = makeTarget({}, frame.model, frame.model);
+    const text = STREAMS['OpenAI-shaped, usage null on every chunk']!;
+    const translator = createOpenAITranslator(unrenamed);
+    const chunks = parseSseText(text).flatMap((event) => translator.push(event));
+    const parsed = parseSseText(text)
+      .filter(({ data }) => data !== '[DONE]')
+      .map(({ data }) => JSON.parse(data) as ChatChunk)
+      .filter((chunk) => chunk.choices.length > 0 || chunk.usage);
+    expect(JSON.stringify(chunks)).toBe(JSON.stringify(parsed));
+    expect(chunks.map((chunk) => rawJsonOf(chunk) !== undefined)).toEqual([false, true, true, true, true, true, true, false]);
+    for (const includeUsage of [true, false]) expect(await rendered(chunks, includeUsage)).toBe(await rendered(parsed, includeUsage));
+  });
+
   it('parses every event of a stream whose frame is written another way', () => {
     for (const name of ['recorded: Azure OpenAI (vendor_d), keys in another order', 'a frame that is not written as JSON.stringify writes it']) {
       expect(translated(STREAMS[name]!).some((chunk) => rawJsonOf(chunk) !== undefined)).toBe(false);
