@@ -26,7 +26,8 @@ export async function* observeChunks(ctx: GatewayContext, batches: AsyncIterable
       }
       if (!includeUsage) {
         if (chunk.choices.length === 0) continue;
-        delete chunk.usage;
+        // Undefined, not deleted: serialised alike, and a `delete` is a call into V8's runtime.
+        if (chunk.usage !== undefined) chunk.usage = undefined;
       } else if (chunk.usage === undefined) chunk.usage = null;
       batch[kept++] = chunk; // kept in place: no second array per batch
     }

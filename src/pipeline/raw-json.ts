@@ -23,10 +23,7 @@ type Marked = ChatChunk & { [kRawJson]?: RawJson };
 
 const USAGE_NULL = ',"usage":null';
 
-/**
- * Marks `chunk` with the JSON it was read from. Call it before the chunk's usage key is set:
- * deleting the last key added keeps the object fast (observe-chunks.ts deletes it).
- */
+/** Marks `chunk` with the JSON it was read from (under a symbol: never serialised). */
 export function markRawJson(chunk: ChatChunk, raw: RawJson): void {
   (chunk as Marked)[kRawJson] = raw;
 }
