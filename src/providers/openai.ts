@@ -11,21 +11,19 @@ import { RawChunkReader } from './openai-raw-chunks.ts';
 
 /** Fields only the gateway understands; never sent upstream. */
 const GATEWAY_ONLY = new Set(['fallbacks']);
-/** A whole answer's request leaves these out (skipped, not deleted: a `delete` is a runtime call). */
-const STREAM_ONLY = new Set(['stream', 'stream_options']);
 
 /** The JSON body sent to an OpenAI-compatible upstream. */
 export function openaiBody(request: ChatRequest, target: Target, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const key in request) {
-    if (GATEWAY_ONLY.has(key) || request[key] === undefined || (!stream && STREAM_ONLY.has(key))) continue;
-    body[key] = request[key];
-  }
+  for (const key in request) if (!GATEWAY_ONLY.has(key) && request[key] !== undefined) body[key] = request[key];
   body.model = target.upstreamModel;
   if (stream) {
     body.stream = true;
     // Always ask for usage so the gateway can bill streams; the client only sees it if it asked.
     body.stream_options = Object.assign({}, request.stream_options, { include_usage: true });
+  } else {
+    delete body.stream;
+    delete body.stream_options;
   }
   return body;
 }
