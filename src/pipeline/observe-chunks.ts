@@ -31,7 +31,7 @@ export async function* observeChunks(ctx: GatewayContext, batches: AsyncIterable
       } else if (chunk.usage === undefined) chunk.usage = null;
       batch[kept++] = chunk; // kept in place: no second array per batch
     }
-    batch.length = kept;
+    if (kept !== batch.length) batch.length = kept; // a store to an array's length is a runtime call
     if (kept) yield batch;
   }
 }

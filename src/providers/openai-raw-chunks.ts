@@ -78,7 +78,8 @@ export class RawChunkReader {
     const [, content, finish = null, usage, obfuscation] = match;
     // The keys in the order JSON.parse would give them.
     const chunk = Object.assign({}, this.frame) as ChatChunk;
-    const text = this.renamedPrefix + data.slice(this.prefix.length);
+    // Unrenamed, the event is the client's text as it is (no new string to build, nor to flatten when cut).
+    const text = this.renamedPrefix === this.prefix ? data : this.renamedPrefix + data.slice(this.prefix.length);
     // Counted from the end (only `"obfuscation":"…"}` may follow it): no search through the text.
     const usageAt = usage === undefined ? -1 : text.length - 1 - USAGE_NULL.length - (obfuscation === undefined ? 0 : OBFUSCATION.length + obfuscation.length + 1);
     markRawJson(chunk, { text, usageAt, id: chunk.id, created: chunk.created, model: this.model, content, finish });
